@@ -1,0 +1,62 @@
+# Lexio — one Makefile for set-up, tests, lint and running everything locally.
+# `make test` on a fresh machine needs only Python 3.11 and make.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+PROTOS := $(shell find proto -name '*.proto')
+STAMP_DEPS := $(VENV)/.deps
+STAMP_GEN := gen/.stamp
+STAMP_INSTALL := $(VENV)/.installed
+
+.PHONY: setup test test-slow lint fmt run bench clean wordlist
+
+setup: $(STAMP_INSTALL)
+
+$(STAMP_DEPS): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+# Stubs are generated with the pinned grpcio-tools, never edited by hand.
+$(STAMP_GEN): $(STAMP_DEPS) $(PROTOS)
+	rm -rf gen && mkdir -p gen
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -I proto \
+		--python_out=gen --grpc_python_out=gen \
+		--mypy_out=quiet:gen --mypy_grpc_out=quiet:gen $(PROTOS)
+	find gen -type d -exec touch {}/__init__.py \;
+	rm -f gen/__init__.py
+	touch $@
+
+$(STAMP_INSTALL): $(STAMP_GEN) pyproject.toml
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy services tests bench
+
+fmt: setup
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+test: setup lint
+	$(BIN)/pytest -m "not slow"
+
+test-slow: setup
+	$(BIN)/pytest -m slow
+
+run: setup
+	$(BIN)/python -m lexio_common.devrun
+
+bench: setup
+	$(BIN)/python bench/engine_bench.py
+	$(BIN)/python bench/lexicon_bench.py
+
+# Rebuilds services/lexicon/lexio_lexicon/data/ from Debian's wfrench package.
+wordlist: setup
+	$(BIN)/python services/lexicon/tools/build_wordlist.py
+
+clean:
+	rm -rf $(VENV) gen build *.egg-info .mypy_cache .ruff_cache .pytest_cache

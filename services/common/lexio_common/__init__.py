@@ -1,0 +1,1 @@
+"""What every Lexio service shares: logging, configuration, the gRPC server's life cycle."""

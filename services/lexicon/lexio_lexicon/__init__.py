@@ -1,0 +1,1 @@
+"""The lexicon service: the French word list in memory, checked in batches."""
