@@ -1,0 +1,228 @@
+"""Protobuf ↔ rules values. The only place that knows both shapes.
+
+A stored state is checked on the way in: a state that this engine cannot read is refused
+(:class:`StateFormatError`), never half-read.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from lexio.engine.v1 import engine_pb2 as pb
+from lexio_rules import (
+    Action,
+    EndCause,
+    Ending,
+    EntryKind,
+    Exchange,
+    GameState,
+    LogEntry,
+    Pass,
+    PassCause,
+    Place,
+    Reason,
+    Reserve,
+    SeatView,
+    StateFormatError,
+    TilePlacement,
+    WordScore,
+)
+from lexio_rules.board import CELLS, EMPTY, WALL
+from lexio_rules.state import MAX_PLAYERS, MIN_PLAYERS
+from lexio_rules.tiles import BLANK, LETTERS
+
+STATE_FORMAT: Final = 1
+
+_REASON_TO_PB: Final = {r: pb.Reason.Value(f"REASON_{r.name}") for r in Reason}
+_CAUSE_TO_PB: Final = {c: pb.PassCause.Value(f"PASS_CAUSE_{c.name}") for c in PassCause}
+_PB_TO_CAUSE: Final = {v: c for c, v in _CAUSE_TO_PB.items()}
+_KIND_TO_PB: Final = {k: pb.EntryKind.Value(f"ENTRY_KIND_{k.name}") for k in EntryKind}
+_PB_TO_KIND: Final = {v: k for k, v in _KIND_TO_PB.items()}
+_END_TO_PB: Final = {e: pb.EndCause.Value(f"END_CAUSE_{e.name}") for e in EndCause}
+_PB_TO_END: Final = {v: e for e, v in _END_TO_PB.items()}
+_BOARD_CHARS: Final = frozenset(LETTERS + LETTERS.lower() + EMPTY + WALL)
+_RACK_CHARS: Final = frozenset(LETTERS + BLANK)
+
+
+def reason_to_pb(reason: Reason) -> pb.Reason.ValueType:
+    return _REASON_TO_PB[reason]
+
+
+def reason_from_pb(value: int) -> Reason:
+    name = pb.Reason.Name(value).removeprefix("REASON_")
+    return Reason[name]
+
+
+# Actions ---------------------------------------------------------------------------------
+
+
+def tiles_from_pb(tiles: object) -> tuple[TilePlacement, ...]:
+    return tuple(
+        TilePlacement(t.row, t.col, t.letter, t.blank)
+        for t in tiles  # type: ignore[attr-defined]
+    )
+
+
+def place_from_pb(place: pb.Place) -> Place:
+    """Raises MalformedActionError for letters outside A–Z or a cell given twice."""
+    return Place(tiles_from_pb(place.tiles))
+
+
+def action_from_pb(action: pb.Action) -> Action:
+    """Raises MalformedActionError for an action that cannot be stated, ValueError if empty."""
+    kind = action.WhichOneof("kind")
+    if kind == "place":
+        return place_from_pb(action.place)
+    if kind == "exchange":
+        return Exchange(action.exchange.tiles)
+    if kind == "pass_turn":
+        cause = _PB_TO_CAUSE.get(action.pass_turn.cause, PassCause.PLAYER)
+        return Pass(cause)
+    raise ValueError("the action names no kind (place, exchange or pass)")
+
+
+# Log and ending --------------------------------------------------------------------------
+
+
+def _tile_to_pb(t: TilePlacement) -> pb.Tile:
+    return pb.Tile(row=t.row, col=t.col, letter=t.letter, blank=t.blank)
+
+
+def entry_to_pb(e: LogEntry) -> pb.LogEntry:
+    return pb.LogEntry(
+        number=e.number,
+        seat=e.seat,
+        kind=_KIND_TO_PB[e.kind],
+        words=[
+            pb.WordScore(word=w.word, score=w.score, row=w.row, col=w.col, across=w.across)
+            for w in e.words
+        ],
+        tiles=[_tile_to_pb(t) for t in e.tiles],
+        score=e.score,
+        bingo=e.bingo,
+        count=e.count,
+        cause=_CAUSE_TO_PB[e.cause] if e.cause is not None else pb.PASS_CAUSE_UNSPECIFIED,
+        at=e.at,
+    )
+
+
+def entry_from_pb(e: pb.LogEntry) -> LogEntry:
+    return LogEntry(
+        number=e.number,
+        seat=e.seat,
+        kind=_PB_TO_KIND[e.kind],
+        at=e.at,
+        words=tuple(WordScore(w.word, w.score, w.row, w.col, w.across) for w in e.words),
+        tiles=tiles_from_pb(e.tiles),
+        score=e.score,
+        bingo=e.bingo,
+        count=e.count,
+        cause=_PB_TO_CAUSE.get(e.cause),
+    )
+
+
+def ending_to_pb(e: Ending) -> pb.Ending:
+    return pb.Ending(
+        cause=_END_TO_PB[e.cause],
+        finisher=-1 if e.finisher is None else e.finisher,
+        adjustments=e.adjustments,
+        final_scores=e.final_scores,
+        winners=e.winners,
+        racks=e.racks,
+    )
+
+
+def ending_from_pb(e: pb.Ending) -> Ending:
+    return Ending(
+        cause=_PB_TO_END[e.cause],
+        finisher=None if e.finisher < 0 else e.finisher,
+        adjustments=tuple(e.adjustments),
+        final_scores=tuple(e.final_scores),
+        winners=tuple(e.winners),
+        racks=tuple(e.racks),
+    )
+
+
+# State -----------------------------------------------------------------------------------
+
+
+def state_to_pb(s: GameState) -> pb.GameState:
+    message = pb.GameState(
+        format=STATE_FORMAT,
+        seed=s.seed,
+        shuffles=s.shuffles,
+        board=s.board,
+        racks=s.racks,
+        bag=s.bag,
+        scores=s.scores,
+        turn=s.turn,
+        turn_started_at=s.turn_started_at,
+        turn_seconds=s.turn_seconds,
+        reserves=[pb.Reserve(tries=r.tries, since=r.since) for r in s.reserves],
+        turns_without_placement=s.turns_without_placement,
+        log=[entry_to_pb(e) for e in s.log],
+    )
+    if s.ending is not None:
+        message.ending.CopyFrom(ending_to_pb(s.ending))
+    return message
+
+
+def state_from_pb(m: pb.GameState) -> GameState:
+    """Read a stored state; StateFormatError if it is not one this engine wrote."""
+    if m.format != STATE_FORMAT:
+        raise StateFormatError(f"state format {m.format} is not {STATE_FORMAT}")
+    players = len(m.racks)
+    checks = (
+        (MIN_PLAYERS <= players <= MAX_PLAYERS, "2 to 4 racks"),
+        (len(m.scores) == players and len(m.reserves) == players, "one score and reserve a seat"),
+        (len(m.board) == CELLS and set(m.board) <= _BOARD_CHARS, "a board of 169 cells"),
+        (all(set(r) <= _RACK_CHARS for r in (*m.racks, m.bag)), "racks and bag of tiles"),
+        (0 <= m.turn < players, "a turn within the seats"),
+        (m.turn_seconds > 0, "a positive turn clock"),
+    )
+    for ok, what in checks:
+        if not ok:
+            raise StateFormatError(f"the state must have {what}")
+    try:
+        log = tuple(entry_from_pb(e) for e in m.log)
+        ending = ending_from_pb(m.ending) if m.HasField("ending") else None
+    except (KeyError, ValueError) as e:
+        raise StateFormatError(f"unreadable log or ending: {e}") from None
+    return GameState(
+        seed=m.seed,
+        shuffles=m.shuffles,
+        board=m.board,
+        racks=tuple(m.racks),
+        bag=m.bag,
+        scores=tuple(m.scores),
+        turn=m.turn,
+        turn_started_at=m.turn_started_at,
+        turn_seconds=m.turn_seconds,
+        reserves=tuple(Reserve(r.tries, r.since) for r in m.reserves),
+        turns_without_placement=m.turns_without_placement,
+        log=log,
+        ending=ending,
+    )
+
+
+# Views -----------------------------------------------------------------------------------
+
+
+def view_to_pb(v: SeatView) -> pb.SeatView:
+    message = pb.SeatView(
+        seat=v.seat,
+        rack=v.rack,
+        rack_counts=v.rack_counts,
+        bag_count=v.bag_count,
+        board=v.board,
+        log=[entry_to_pb(e) for e in v.log],
+        scores=v.scores,
+        turn=v.turn,
+        turn_deadline=v.turn_deadline,
+        reserve_tries=v.reserve_tries,
+        reserve_next_in=v.reserve_next_in,
+        reserve_max=v.reserve_max,
+    )
+    if v.ending is not None:
+        message.ending.CopyFrom(ending_to_pb(v.ending))
+    return message

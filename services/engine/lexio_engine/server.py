@@ -1,0 +1,112 @@
+"""The engine process: configuration from the environment, gRPC server, graceful SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from dataclasses import dataclass
+
+import grpc
+
+from lexio.engine.v1 import engine_pb2_grpc
+from lexio_common.config import ConfigError, env_float, env_int, env_str
+from lexio_common.grpc_service import (
+    RunningServer,
+    start_grpc_server,
+    start_metrics_server,
+    wait_for_shutdown_signal,
+)
+from lexio_common.logging import setup_logging
+from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
+from lexio_engine.servicer import EngineServicer
+from lexio_rules import DEFAULT_TURN_SECONDS
+
+log = logging.getLogger("lexio_engine")
+
+ENGINE_SERVICE = "lexio.engine.v1.Engine"
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    metrics_port: int = 9101
+    lexicon_address: str = "127.0.0.1:50052"
+    lexicon_timeout: float = 2.0
+    turn_seconds: float = DEFAULT_TURN_SECONDS
+    shutdown_grace: float = 5.0
+
+    @classmethod
+    def from_env(cls) -> EngineConfig:
+        return cls(
+            host=env_str("LEXIO_ENGINE_HOST", cls.host),
+            port=env_int("LEXIO_ENGINE_PORT", cls.port, minimum=0),
+            metrics_port=env_int("LEXIO_ENGINE_METRICS_PORT", cls.metrics_port),
+            lexicon_address=env_str("LEXIO_LEXICON_ADDRESS", cls.lexicon_address),
+            lexicon_timeout=env_float("LEXIO_ENGINE_LEXICON_TIMEOUT", cls.lexicon_timeout, minimum=0.01),
+            turn_seconds=env_float("LEXIO_TURN_SECONDS", cls.turn_seconds, minimum=1.0),
+            shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
+        )
+
+
+@dataclass
+class RunningEngine:
+    server: RunningServer
+    lexicon_channel: grpc.aio.Channel
+    health_mirror: asyncio.Task[None]
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    async def stop(self, grace: float) -> None:
+        self.health_mirror.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.health_mirror
+        await self.server.stop(grace)
+        await self.lexicon_channel.close()
+
+
+async def start_engine(config: EngineConfig) -> RunningEngine:
+    """Start serving; readiness follows the lexicon's (the engine cannot judge words alone)."""
+    channel = grpc.aio.insecure_channel(config.lexicon_address)
+    servicer = EngineServicer(
+        LexiconClient(channel, config.lexicon_timeout), default_turn_seconds=config.turn_seconds
+    )
+    running = await start_grpc_server(
+        host=config.host,
+        port=config.port,
+        register=lambda s: engine_pb2_grpc.add_EngineServicer_to_server(servicer, s),
+        service_names=[ENGINE_SERVICE],
+    )
+    mirror = asyncio.create_task(mirror_lexicon_health(channel, running.set_serving))
+    log.info(
+        "engine listening",
+        extra={"host": config.host, "port": running.port, "lexicon": config.lexicon_address},
+    )
+    return RunningEngine(running, channel, mirror)
+
+
+async def _serve(config: EngineConfig) -> None:
+    start_metrics_server(config.host, config.metrics_port)
+    engine = await start_engine(config)
+    signum = await wait_for_shutdown_signal()
+    log.info("engine stopping", extra={"signal": signum.name, "grace_s": config.shutdown_grace})
+    await engine.stop(config.shutdown_grace)
+    log.info("engine stopped")
+
+
+def main() -> None:
+    setup_logging("engine", env_str("LEXIO_LOG_LEVEL", "INFO"))
+    try:
+        config = EngineConfig.from_env()
+    except ConfigError as e:
+        log.error("bad configuration", extra={"error": str(e)})
+        sys.exit(2)
+    asyncio.run(_serve(config))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""The engine's gRPC servicer: protobuf in, rules, protobuf out. No rule lives here."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Final, NoReturn, Protocol
+
+import grpc
+
+from lexio.engine.v1 import engine_pb2 as pb
+from lexio.engine.v1 import engine_pb2_grpc
+from lexio_engine import codec
+from lexio_engine.metrics import EVALUATION_SECONDS
+from lexio_rules import (
+    Accepted,
+    Exchange,
+    InvalidSeatError,
+    LexiconUnavailableError,
+    MalformedActionError,
+    Pass,
+    Reason,
+    Refusal,
+    StateFormatError,
+    all_views,
+    conclude,
+    examine,
+    new_game,
+    preview,
+    seat_view,
+)
+
+log = logging.getLogger(__name__)
+
+LEXICON_UNAVAILABLE: Final = "lexicon_unavailable"
+
+
+class WordChecker(Protocol):
+    async def unknown(self, words: Sequence[str]) -> Sequence[str]: ...
+
+
+class _Timer:
+    """Observes one call into the evaluation histogram, whatever its outcome."""
+
+    def __init__(self, rpc: str) -> None:
+        self.rpc = rpc
+        self.action = "none"
+        self.outcome = "invalid"
+        self._started = time.perf_counter()
+
+    def __enter__(self) -> _Timer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        EVALUATION_SECONDS.labels(rpc=self.rpc, action=self.action, outcome=self.outcome).observe(
+            time.perf_counter() - self._started
+        )
+
+
+async def _invalid(context: grpc.aio.ServicerContext, error: Exception) -> NoReturn:
+    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+    raise AssertionError("abort returns only by raising")
+
+
+_BAD_INPUT: Final = (StateFormatError, MalformedActionError, InvalidSeatError, ValueError)
+
+
+class EngineServicer(engine_pb2_grpc.EngineServicer):
+    def __init__(
+        self,
+        lexicon: WordChecker,
+        *,
+        default_turn_seconds: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._lexicon = lexicon
+        self._default_turn_seconds = default_turn_seconds
+        self._clock = clock
+
+    def _now(self, requested: float) -> float:
+        return requested if requested > 0 else self._clock()
+
+    async def StartGame(
+        self, request: pb.StartGameRequest, context: grpc.aio.ServicerContext
+    ) -> pb.StartGameResponse:
+        with _Timer("StartGame") as timer:
+            now = self._now(request.now)
+            try:
+                state = new_game(
+                    request.players,
+                    request.seed,
+                    now,
+                    request.turn_seconds or self._default_turn_seconds,
+                )
+            except _BAD_INPUT as e:
+                await _invalid(context, e)
+            timer.outcome = "accepted"
+            return pb.StartGameResponse(
+                state=codec.state_to_pb(state),
+                views=[codec.view_to_pb(v) for v in all_views(state, now)],
+            )
+
+    async def Act(self, request: pb.ActRequest, context: grpc.aio.ServicerContext) -> pb.ActResponse:
+        with _Timer("Act") as timer:
+            now = self._now(request.now)
+            try:
+                state = codec.state_from_pb(request.state)
+                action = codec.action_from_pb(request.action)
+                state.check_seat(request.seat)
+            except _BAD_INPUT as e:
+                await _invalid(context, e)
+            timer.action = (
+                "exchange" if isinstance(action, Exchange) else "pass" if isinstance(action, Pass)
+                else "place"
+            )  # fmt: skip
+            examined = examine(state, request.seat, action, now)
+            if isinstance(examined, Refusal):
+                timer.outcome = "refused"
+                return pb.ActResponse(
+                    outcome=_refused(examined),
+                    state=request.state,
+                    views=[codec.view_to_pb(v) for v in all_views(state, now)],
+                    state_changed=False,
+                )
+            words = examined.words_to_check
+            try:
+                unknown = await self._lexicon.unknown(words) if words else ()
+            except LexiconUnavailableError:
+                timer.outcome = "unavailable"
+                await context.abort(grpc.StatusCode.UNAVAILABLE, LEXICON_UNAVAILABLE)
+            outcome = conclude(examined, unknown)
+            reply = pb.ActResponse(
+                state=codec.state_to_pb(outcome.state),
+                views=[codec.view_to_pb(v) for v in all_views(outcome.state, now)],
+                state_changed=True,
+            )
+            if isinstance(outcome, Accepted):
+                timer.outcome = "accepted"
+                reply.outcome.accepted = True
+                reply.event.CopyFrom(codec.entry_to_pb(outcome.entry))
+            else:
+                timer.outcome = "refused"
+                reply.outcome.CopyFrom(_refused(outcome.refusal))
+            return reply
+
+    async def Preview(
+        self, request: pb.PreviewRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PreviewResponse:
+        with _Timer("Preview") as timer:
+            timer.action = "place"
+            try:
+                state = codec.state_from_pb(request.state)
+                place = codec.place_from_pb(request.place)
+                result = preview(state, request.seat, place)
+            except _BAD_INPUT as e:
+                await _invalid(context, e)
+            if isinstance(result, Reason):
+                timer.outcome = "refused"
+                return pb.PreviewResponse(well_formed=False, reason=codec.reason_to_pb(result))
+            timer.outcome = "accepted"
+            return pb.PreviewResponse(
+                well_formed=True,
+                words=[
+                    pb.WordScore(word=w.word, score=w.score, row=w.row, col=w.col, across=w.across)
+                    for w in result.words
+                ],
+                score=result.score,
+                bingo=result.bingo,
+            )
+
+    async def View(self, request: pb.ViewRequest, context: grpc.aio.ServicerContext) -> pb.ViewResponse:
+        with _Timer("View") as timer:
+            try:
+                state = codec.state_from_pb(request.state)
+                view = seat_view(state, request.seat, self._now(request.now))
+            except _BAD_INPUT as e:
+                await _invalid(context, e)
+            timer.outcome = "accepted"
+            return pb.ViewResponse(view=codec.view_to_pb(view))
+
+
+def _refused(refusal: Refusal) -> pb.Outcome:
+    return pb.Outcome(
+        accepted=False,
+        reason=codec.reason_to_pb(refusal.reason),
+        unknown_words=refusal.unknown_words,
+    )
