@@ -36,7 +36,7 @@ def _pass() -> pb.Action:
 
 def _started(stub: engine_pb2_grpc.EngineStub) -> pb.GameState:
     reply = stub.StartGame(pb.StartGameRequest(players=2, seed=42, now=NOW))
-    state = reply.state
+    state: pb.GameState = reply.state
     state.racks[0] = "TABLEUS"
     state.racks[1] = "?LEEZWK"
     return state
@@ -204,4 +204,6 @@ def test_lexicon_unreachable_refuses_to_decide_and_changes_nothing(
     # R25: the preview never needs the lexicon; a pass needs none either.
     assert stub.Preview(pb.PreviewRequest(state=state, seat=0, place=table.place)).score == 7
     assert stub.Act(pb.ActRequest(state=state, seat=0, action=_pass(), now=NOW)).outcome.accepted
-    _wait_serving(orphan_engine, "lexio.engine.v1.Engine", health_pb2.HealthCheckResponse.NOT_SERVING)
+    _wait_serving(
+        orphan_engine, "lexio.engine.v1.Engine", health_pb2.HealthCheckResponse.NOT_SERVING
+    )

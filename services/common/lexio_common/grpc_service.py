@@ -75,8 +75,13 @@ async def wait_for_shutdown_signal() -> signal.Signals:
     """Return when SIGTERM or SIGINT arrives."""
     loop = asyncio.get_running_loop()
     received: asyncio.Future[signal.Signals] = loop.create_future()
+
+    def on_signal(sig: signal.Signals) -> None:
+        if not received.done():
+            received.set_result(sig)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda s=sig: received.done() or received.set_result(s))
+        loop.add_signal_handler(sig, on_signal, sig)
     try:
         return await received
     finally:
