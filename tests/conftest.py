@@ -56,10 +56,15 @@ def lexicon_server(loop_thread: LoopThread) -> Iterator[RunningServer]:
 
 
 @pytest.fixture(scope="session")
-def engine_server(loop_thread: LoopThread, lexicon_server: RunningServer) -> Iterator[RunningEngine]:
+def engine_server(
+    loop_thread: LoopThread, lexicon_server: RunningServer
+) -> Iterator[RunningEngine]:
     """The real engine service, talking to the real lexicon service."""
     config = EngineConfig(
-        host="127.0.0.1", port=0, metrics_port=-1, lexicon_address=f"127.0.0.1:{lexicon_server.port}"
+        host="127.0.0.1",
+        port=0,
+        metrics_port=-1,
+        lexicon_address=f"127.0.0.1:{lexicon_server.port}",
     )
     engine = loop_thread.run(start_engine(config))
     yield engine

@@ -48,11 +48,6 @@ def reason_to_pb(reason: Reason) -> pb.Reason.ValueType:
     return _REASON_TO_PB[reason]
 
 
-def reason_from_pb(value: int) -> Reason:
-    name = pb.Reason.Name(value).removeprefix("REASON_")
-    return Reason[name]
-
-
 # Actions ---------------------------------------------------------------------------------
 
 

@@ -45,7 +45,9 @@ class EngineConfig:
             port=env_int("LEXIO_ENGINE_PORT", cls.port, minimum=0),
             metrics_port=env_int("LEXIO_ENGINE_METRICS_PORT", cls.metrics_port),
             lexicon_address=env_str("LEXIO_LEXICON_ADDRESS", cls.lexicon_address),
-            lexicon_timeout=env_float("LEXIO_ENGINE_LEXICON_TIMEOUT", cls.lexicon_timeout, minimum=0.01),
+            lexicon_timeout=env_float(
+                "LEXIO_ENGINE_LEXICON_TIMEOUT", cls.lexicon_timeout, minimum=0.01
+            ),
             turn_seconds=env_float("LEXIO_TURN_SECONDS", cls.turn_seconds, minimum=1.0),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
         )

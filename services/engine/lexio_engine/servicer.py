@@ -101,7 +101,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 views=[codec.view_to_pb(v) for v in all_views(state, now)],
             )
 
-    async def Act(self, request: pb.ActRequest, context: grpc.aio.ServicerContext) -> pb.ActResponse:
+    async def Act(
+        self, request: pb.ActRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ActResponse:
         with _Timer("Act") as timer:
             now = self._now(request.now)
             try:
@@ -169,7 +171,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 bingo=result.bingo,
             )
 
-    async def View(self, request: pb.ViewRequest, context: grpc.aio.ServicerContext) -> pb.ViewResponse:
+    async def View(
+        self, request: pb.ViewRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ViewResponse:
         with _Timer("View") as timer:
             try:
                 state = codec.state_from_pb(request.state)
