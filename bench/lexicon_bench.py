@@ -18,13 +18,9 @@ import ctypes
 import ctypes.util
 import gc
 import json
-import os
-import queue
 import random
-import signal
 import subprocess
 import sys
-import threading
 import time
 import tracemalloc
 from collections.abc import Callable, Sequence
@@ -33,6 +29,7 @@ from typing import Any
 
 import grpc
 import marisa_trie
+from benchlib import lexicon_process, machine, percentiles_us
 
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
 from lexio_lexicon.servicer import DEFAULT_MAX_WORD_LENGTH
@@ -116,14 +113,6 @@ def _run_child(kind: str) -> dict[str, Any]:
     return result
 
 
-def _percentiles(samples_ns: Sequence[int]) -> tuple[float, float]:
-    """p50 and p99 in microseconds."""
-    ordered = sorted(samples_ns)
-    p50 = ordered[len(ordered) // 2]
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return p50 / 1000, p99 / 1000
-
-
 def _batches(words: Sequence[str], count: int) -> list[list[str]]:
     """Batches of 5 like a move's: mostly real words, now and then an unknown one."""
     rng = random.Random(SEED)
@@ -172,56 +161,11 @@ def bench_in_process(words: WordList, all_words: list[str]) -> None:
         return [word for word in batch if word not in as_set]
 
     _time_calls(words.unknown, batches[:1000])  # warm-up
-    trie_p50, trie_p99 = _percentiles(_time_calls(words.unknown, batches))
-    set_p50, set_p99 = _percentiles(_time_calls(set_unknown, batches))
+    trie_p50, trie_p99 = percentiles_us(_time_calls(words.unknown, batches))
+    set_p50, set_p99 = percentiles_us(_time_calls(set_unknown, batches))
     print(f"== in-process unknown(), batch of {BATCH}, {IN_PROCESS_CALLS} calls ==")
     print(f"trie: p50 {trie_p50:7.2f} µs   p99 {trie_p99:7.2f} µs")
     print(f"set:  p50 {set_p50:7.2f} µs   p99 {set_p99:7.2f} µs")
-
-
-class _Server:
-    """The real ``lexio-lexicon`` process on 127.0.0.1, ephemeral port."""
-
-    def __init__(self) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
-        env.update(
-            LEXIO_LEXICON_HOST="127.0.0.1",
-            LEXIO_LEXICON_PORT="0",
-            LEXIO_LEXICON_METRICS_PORT="-1",
-            LEXIO_LOG_LEVEL="INFO",
-        )
-        self.process = subprocess.Popen(
-            [str(Path(sys.executable).with_name("lexio-lexicon"))],
-            env=env,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, args=(lines,), daemon=True).start()
-        self.port = 0
-        deadline = time.monotonic() + 60
-        while True:
-            entry = json.loads(lines.get(timeout=max(0.1, deadline - time.monotonic())))
-            if entry["msg"] == "lexicon listening":
-                self.port = int(entry["port"])
-            elif entry["msg"] == "lexicon serving":
-                break
-            elif entry["level"] == "error":
-                raise RuntimeError(entry["msg"])
-
-    def _pump(self, lines: queue.Queue[str]) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            if line.startswith("{"):
-                lines.put(line)
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 async def _concurrent(port: int, batches: list[list[str]]) -> float:
@@ -240,7 +184,7 @@ async def _concurrent(port: int, batches: list[list[str]]) -> float:
 
 
 def bench_grpc(all_words: list[str]) -> None:
-    server = _Server()
+    server = lexicon_process()
     try:
         with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
             stub = lexicon_pb2_grpc.LexiconStub(channel)
@@ -253,7 +197,7 @@ def bench_grpc(all_words: list[str]) -> None:
             started = time.perf_counter()
             samples = _time_calls(check, batches)
             sequential_rate = len(batches) / (time.perf_counter() - started)
-        p50, p99 = _percentiles(samples)
+        p50, p99 = percentiles_us(samples)
         concurrent_rate = asyncio.run(
             _concurrent(server.port, _batches(all_words, GRPC_CONCURRENT_CALLS))
         )
@@ -272,10 +216,7 @@ def bench_grpc(all_words: list[str]) -> None:
 
 def main() -> None:
     started = time.perf_counter()
-    print(
-        f"lexicon bench: {DEFAULT_WORDLIST_PATH} on {os.cpu_count()} CPU(s), Python "
-        f"{sys.version.split()[0]}"
-    )
+    print(f"lexicon bench: {DEFAULT_WORDLIST_PATH} on {machine()}")
     bench_memory()
     words = WordList.load(DEFAULT_WORDLIST_PATH)
     # Only words a request may carry (the service refuses longer ones).

@@ -203,14 +203,15 @@ def state_from_pb(m: pb.GameState) -> GameState:
 # Views -----------------------------------------------------------------------------------
 
 
-def view_to_pb(v: SeatView) -> pb.SeatView:
+def view_to_pb(v: SeatView, *, with_log: bool = True) -> pb.SeatView:
+    """``with_log=False`` leaves out the public log, which the caller already has."""
     message = pb.SeatView(
         seat=v.seat,
         rack=v.rack,
         rack_counts=v.rack_counts,
         bag_count=v.bag_count,
         board=v.board,
-        log=[entry_to_pb(e) for e in v.log],
+        log=[entry_to_pb(e) for e in v.log] if with_log else [],
         scores=v.scores,
         turn=v.turn,
         turn_deadline=v.turn_deadline,

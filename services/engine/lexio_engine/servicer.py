@@ -16,6 +16,7 @@ from lexio_engine.metrics import EVALUATION_SECONDS
 from lexio_rules import (
     Accepted,
     Exchange,
+    GameState,
     InvalidSeatError,
     LexiconUnavailableError,
     MalformedActionError,
@@ -122,7 +123,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 return pb.ActResponse(
                     outcome=_refused(examined),
                     state=request.state,
-                    views=[codec.view_to_pb(v) for v in all_views(state, now)],
+                    views=_views(state, now),
                     state_changed=False,
                 )
             words = examined.words_to_check
@@ -134,7 +135,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             outcome = conclude(examined, unknown)
             reply = pb.ActResponse(
                 state=codec.state_to_pb(outcome.state),
-                views=[codec.view_to_pb(v) for v in all_views(outcome.state, now)],
+                views=_views(outcome.state, now),
                 state_changed=True,
             )
             if isinstance(outcome, Accepted):
@@ -182,6 +183,11 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 await _invalid(context, e)
             timer.outcome = "accepted"
             return pb.ViewResponse(view=codec.view_to_pb(view))
+
+
+def _views(state: GameState, now: float) -> list[pb.SeatView]:
+    """Every seat's view after an action, without the public log (``event`` extends it)."""
+    return [codec.view_to_pb(v, with_log=False) for v in all_views(state, now)]
 
 
 def _refused(refusal: Refusal) -> pb.Outcome:
