@@ -43,10 +43,13 @@ class ServiceProcess:
         clean = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
         port_var = env.pop("PORT_VAR")
         clean.update(env, **{port_var: str(self.port)}, LEXIO_LOG_LEVEL="WARNING")
+        started = time.perf_counter()
         self.process = subprocess.Popen(
             [str(Path(sys.executable).with_name(script))], env=clean, stderr=subprocess.DEVNULL
         )
         self._wait_serving(health_service)
+        #: From process start to health SERVING (interpreter start-up included).
+        self.ready_seconds = time.perf_counter() - started
 
     @property
     def address(self) -> str:

@@ -185,6 +185,7 @@ async def _concurrent(port: int, batches: list[list[str]]) -> float:
 
 def bench_grpc(all_words: list[str]) -> None:
     server = lexicon_process()
+    print(f"lexicon process: start to SERVING in {server.ready_seconds:.2f} s")
     try:
         with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
             stub = lexicon_pb2_grpc.LexiconStub(channel)
