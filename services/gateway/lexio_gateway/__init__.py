@@ -1,0 +1,1 @@
+"""The gateway: web client, WebSocket protocol, table loops and clocks, persistence."""

@@ -1,0 +1,1 @@
+"""The lobby service: game-agnostic tables, invite codes, seats, host and start."""
