@@ -8,15 +8,24 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
 import pytest
+from aiohttp import web
 
 from lexio_common.grpc_service import RunningServer
 from lexio_engine.server import EngineConfig, RunningEngine, start_engine
+from lexio_gateway.app import create_app
+from lexio_gateway.config import GatewayConfig
+from lexio_gateway.state import HUB
+from lexio_gateway.tables import TableHub
 from lexio_lexicon.server import LexiconConfig, start
+from lexio_lobby.games import GameSpec
+from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
 T = TypeVar("T")
 
@@ -75,3 +84,83 @@ def engine_server(
 def engine_channel(engine_server: RunningEngine) -> Iterator[grpc.Channel]:
     with grpc.insecure_channel(f"127.0.0.1:{engine_server.port}") as channel:
         yield channel
+
+
+@pytest.fixture
+def lobby_server(
+    loop_thread: LoopThread, engine_server: RunningEngine, tmp_path: Path
+) -> Iterator[RunningLobby]:
+    """The real lobby service on a fresh SQLite file, with Lexio ready through the engine."""
+    lexio = GameSpec(
+        name="lexio",
+        min_seats=2,
+        max_seats=4,
+        health_address=f"127.0.0.1:{engine_server.port}",
+        health_service="lexio.engine.v1.Engine",
+    )
+    config = LobbyConfig(
+        host="127.0.0.1",
+        port=0,
+        metrics_port=-1,
+        db_path=tmp_path / "lobby.sqlite3",
+        games=(lexio,),
+        readiness_cache=0.0,
+    )
+    lobby = loop_thread.run(start_lobby(config))
+    yield lobby
+    loop_thread.run(lobby.stop(0))
+
+
+@dataclass
+class GatewayHandle:
+    runner: web.AppRunner
+    url: str
+    config: GatewayConfig
+
+    @property
+    def hub(self) -> TableHub:
+        return self.runner.app[HUB]
+
+
+async def start_gateway(
+    config: GatewayConfig, seeds: Callable[[], int] | None = None
+) -> GatewayHandle:
+    runner = web.AppRunner(create_app(config, seeds=seeds), handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", config.port)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    return GatewayHandle(runner, f"http://{host}:{port}", config)
+
+
+GatewayFactory = Callable[..., GatewayHandle]
+
+
+@pytest.fixture
+def gateway_factory(
+    loop_thread: LoopThread,
+    engine_server: RunningEngine,
+    lobby_server: RunningLobby,
+    tmp_path: Path,
+) -> Iterator[GatewayFactory]:
+    """Start real gateways (on one SQLite file unless told otherwise); all stop at the end."""
+    started: list[GatewayHandle] = []
+
+    def factory(seed: int | None = 1, **overrides: Any) -> GatewayHandle:
+        settings: dict[str, Any] = {
+            "host": "127.0.0.1",
+            "port": 0,
+            "engine_address": f"127.0.0.1:{engine_server.port}",
+            "lobby_address": f"127.0.0.1:{lobby_server.port}",
+            "db_path": tmp_path / "gateway.sqlite3",
+            "heartbeat": 5.0,
+            **overrides,
+        }
+        seeds = (lambda: seed) if seed is not None else None
+        handle = loop_thread.run(start_gateway(GatewayConfig(**settings), seeds))
+        started.append(handle)
+        return handle
+
+    yield factory
+    for handle in started:
+        loop_thread.run(handle.runner.cleanup())

@@ -1,0 +1,8 @@
+"""A reference client of the gateway's protocol (docs/protocol.md), used by the tests and
+the load tools, and readable as the protocol's executable documentation."""
+
+from __future__ import annotations
+
+from lexio_client.client import GatewayClient, ServerError
+
+__all__ = ["GatewayClient", "ServerError"]

@@ -1,0 +1,228 @@
+"""One seat's connection to the gateway, over a real WebSocket.
+
+>>> # async with GatewayClient.connect("http://127.0.0.1:8080") as ana:
+>>> #     await ana.create("Ana");  code = ana.table["code"]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+
+PROTOCOL_VERSION = 1
+Frame = dict[str, Any]
+
+
+class ServerError(Exception):
+    """The gateway answered ``error`` (or ``refused``) to a request."""
+
+    def __init__(self, frame: Frame) -> None:
+        super().__init__(frame.get("code") or frame.get("reason"))
+        self.frame = frame
+        self.code: str = frame.get("code") or frame.get("reason") or "?"
+
+
+class GatewayClient:
+    """Keeps what one seat knows: its token, the table, its view, the log, the last event seq.
+
+    Every frame received is also appended to :attr:`frames`, so tests can inspect exactly what
+    the server sent to this seat.
+    """
+
+    def __init__(self, session: aiohttp.ClientSession, base_url: str, origin: str | None) -> None:
+        self._session = session
+        self._base_url = base_url.rstrip("/")
+        self._origin = origin
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._ids = itertools.count(1)
+        self._waiters: list[tuple[Callable[[Frame], bool], asyncio.Future[Frame]]] = []
+        self.frames: list[Frame] = []
+        self.token: str | None = None
+        self.table: Frame = {}
+        self.view: Frame = {}
+        self.log: list[Frame] = []
+        self.seq = -1
+        self.games: dict[str, bool] = {}
+        self.closed = asyncio.Event()
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(
+        cls, base_url: str, *, token: str | None = None, origin: str | None = None
+    ) -> AsyncIterator[GatewayClient]:
+        async with aiohttp.ClientSession() as session:
+            client = cls(session, base_url, origin)
+            client.token = token
+            await client.open()
+            try:
+                yield client
+            finally:
+                await client.close()
+
+    async def open(self) -> None:
+        """(Re)connect and say hello; with a token, resume the seat from the last seq seen."""
+        headers = {"Origin": self._origin} if self._origin else {}
+        self._ws = await self._session.ws_connect(
+            f"{self._base_url}/ws", headers=headers, heartbeat=None, compress=0
+        )
+        self.closed.clear()
+        self._reader = asyncio.create_task(self._read(self._ws))
+        hello: Frame = {"type": "hello", "protocol": PROTOCOL_VERSION}
+        if self.token:
+            hello["token"] = self.token
+            if self.seq >= 0:
+                hello["last_seq"] = self.seq
+        waiter = self._expect(lambda f: f["type"] in ("welcome", "error"))
+        await self.send(hello)
+        welcome = await waiter
+        if welcome["type"] == "error":
+            raise ServerError(welcome)
+        self.games = welcome["games"]
+        if self.token:
+            await self.wait_for(lambda f: f["type"] in ("table", "error"))
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            await self._reader
+
+    async def drop(self) -> None:
+        """Lose the connection without a goodbye (a network cut, as the server sees it)."""
+        await self.close()
+
+    async def _read(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        try:
+            async for message in ws:
+                if message.type == aiohttp.WSMsgType.TEXT:
+                    self._receive(json.loads(message.data))
+        finally:
+            self.closed.set()
+            for _, future in self._waiters:
+                if not future.done():
+                    future.set_exception(ConnectionError("connection closed"))
+            self._waiters.clear()
+
+    def _receive(self, frame: Frame) -> None:
+        self.frames.append(frame)
+        kind = frame["type"]
+        if kind == "seated":
+            self.token = frame["token"]
+            self.log, self.view, self.seq = [], {}, -1
+        elif kind == "table":
+            self.table = frame
+        elif kind == "snapshot":
+            self.seq, self.view = frame["seq"], frame["view"]
+            self.log = list(frame["view"]["log"])
+        elif kind == "event":
+            if frame["seq"] == self.seq + 1:
+                self.log.append(frame["entry"])
+                self.seq = frame["seq"]
+        elif kind == "view":
+            self.view = frame["view"]
+        for entry in list(self._waiters):
+            predicate, future = entry
+            if not future.done() and predicate(frame):
+                future.set_result(frame)
+                self._waiters.remove(entry)
+
+    def _expect(self, predicate: Callable[[Frame], bool]) -> asyncio.Future[Frame]:
+        future: asyncio.Future[Frame] = asyncio.get_running_loop().create_future()
+        self._waiters.append((predicate, future))
+        return future
+
+    async def wait_for(self, predicate: Callable[[Frame], bool], timeout: float = 10.0) -> Frame:
+        """The first frame from now on that matches (or one already received, if it matches
+        the last frame)."""
+        if self.frames and predicate(self.frames[-1]):
+            return self.frames[-1]
+        return await asyncio.wait_for(self._expect(predicate), timeout)
+
+    async def send(self, frame: Frame) -> None:
+        assert self._ws is not None
+        await self._ws.send_str(json.dumps(frame))
+
+    async def send_raw(self, text: str) -> None:
+        assert self._ws is not None
+        await self._ws.send_str(text)
+
+    async def request(self, frame: Frame, timeout: float = 10.0) -> Frame:
+        """Send with a fresh id; return the answer, raising ServerError on error/refused."""
+        frame = {**frame, "id": frame.get("id") or f"r{next(self._ids)}"}
+        answer = self._expect(lambda f: f.get("id") == frame["id"])
+        await self.send(frame)
+        reply = await asyncio.wait_for(answer, timeout)
+        if reply["type"] in ("error", "refused"):
+            raise ServerError(reply)
+        return reply
+
+    # The protocol's requests --------------------------------------------------------
+
+    async def create(self, name: str, game: str = "lexio") -> Frame:
+        seated = await self.request({"type": "create", "name": name, "game": game})
+        await self.wait_for(lambda f: f["type"] == "table")
+        return seated
+
+    async def join(self, code: str, name: str) -> Frame:
+        seated = await self.request({"type": "join", "code": code, "name": name})
+        await self.wait_for(lambda f: f["type"] == "table")
+        return seated
+
+    async def leave(self) -> Frame:
+        return await self.request({"type": "leave"})
+
+    async def start(self) -> None:
+        """Start the game (host); returns once this seat has its first snapshot."""
+        frame_id = f"r{next(self._ids)}"
+        snapshot = self._expect(lambda f: f["type"] == "snapshot")
+        failed = self._expect(lambda f: f.get("id") == frame_id and f["type"] == "error")
+        await self.send({"type": "start", "id": frame_id})
+        done, _ = await asyncio.wait({snapshot, failed}, timeout=10, return_when="FIRST_COMPLETED")
+        if failed in done:
+            snapshot.cancel()
+            raise ServerError(failed.result())
+        failed.cancel()
+
+    async def act(self, action: Frame, action_id: str | None = None) -> Frame:
+        """Play; wait until this seat's view reflects the action's event."""
+        ack = await self.request({"type": "act", "action": action, "id": action_id})
+        await self.wait_view(ack["seq"])
+        return ack
+
+    async def wait_view(self, seq: int, timeout: float = 10.0) -> None:
+        if self.seq >= seq and self.view:
+            return
+        await self.wait_for(
+            lambda f: f["type"] in ("view", "snapshot") and f["seq"] >= seq, timeout
+        )
+
+    async def place(self, *tiles: tuple[int, int, str] | tuple[int, int, str, bool]) -> Frame:
+        return await self.act({"place": {"tiles": [_tile(t) for t in tiles]}})
+
+    async def exchange(self, tiles: str) -> Frame:
+        return await self.act({"exchange": {"tiles": tiles}})
+
+    async def pass_turn(self) -> Frame:
+        return await self.act({"pass_turn": {}})
+
+    async def preview(self, *tiles: tuple[int, int, str] | tuple[int, int, str, bool]) -> Frame:
+        return await self.request(
+            {"type": "preview", "action": {"place": {"tiles": [_tile(t) for t in tiles]}}}
+        )
+
+    async def rematch(self) -> Frame:
+        return await self.request({"type": "rematch"})
+
+
+def _tile(t: tuple[int, int, str] | tuple[int, int, str, bool]) -> Frame:
+    tile: Frame = {"row": t[0], "col": t[1], "letter": t[2]}
+    if len(t) > 3 and t[3]:
+        tile["blank"] = True
+    return tile

@@ -1,0 +1,142 @@
+"""The gateway's aiohttp application: routes, security headers, start-up and clean-up."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Final
+
+import grpc
+from aiohttp import web
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from lexio_gateway import state as keys
+from lexio_gateway.config import GatewayConfig
+from lexio_gateway.games import LexioAdapter
+from lexio_gateway.lobby_client import LobbyClient
+from lexio_gateway.store import SqliteTableStore
+from lexio_gateway.tables import TableHub, TableSettings
+from lexio_gateway.ws import websocket
+
+log = logging.getLogger(__name__)
+
+STATIC: Final = Path(__file__).parent / "static"
+LOBBY_SERVICE: Final = "lexio.lobby.v1.Lobby"
+
+SECURITY_HEADERS: Final = {
+    "Content-Security-Policy": (
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; "
+        "script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+        "form-action 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+
+
+@web.middleware
+async def security_headers(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    try:
+        response = await handler(request)
+    except web.HTTPException as e:
+        e.headers.update(SECURITY_HEADERS)
+        raise
+    if not response.prepared:
+        response.headers.update(SECURITY_HEADERS)
+    return response
+
+
+async def index(request: web.Request) -> web.StreamResponse:
+    page = STATIC / "index.html"
+    if not page.exists():
+        raise web.HTTPNotFound(text="the web client is not installed")
+    return web.FileResponse(page, headers={"Cache-Control": "no-cache"})
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    config = request.app[keys.CONFIG]
+    try:
+        async with grpc.aio.insecure_channel(config.lobby_address) as channel:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=LOBBY_SERVICE), timeout=1.0
+            )
+        ready = reply.status == health_pb2.HealthCheckResponse.SERVING
+    except grpc.aio.AioRpcError:
+        ready = False
+    if not ready:
+        return web.json_response({"status": "not_ready", "reason": "lobby"}, status=503)
+    return web.json_response({"status": "ready"})
+
+
+async def metrics(request: web.Request) -> web.Response:
+    response = web.Response(body=generate_latest())
+    response.content_type = CONTENT_TYPE_LATEST.split(";")[0]
+    return response
+
+
+def _services(
+    clock: Callable[[], float], seeds: Callable[[], int] | None
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def services(app: web.Application) -> AsyncIterator[None]:
+        """Open the store and the channels, resume the games in play; close them at the end."""
+        config = app[keys.CONFIG]
+        store = SqliteTableStore(config.db_path)
+        engine_channel = grpc.aio.insecure_channel(config.engine_address)
+        lobby_channel = grpc.aio.insecure_channel(config.lobby_address)
+        adapter = LexioAdapter(
+            engine_channel, timeout=config.rpc_timeout, turn_seconds=config.turn_seconds
+        )
+        hub = TableHub(
+            store=store,
+            lobby=LobbyClient(lobby_channel, config.rpc_timeout),
+            adapters={adapter.name: adapter},
+            settings=TableSettings(
+                disconnect_grace=config.disconnect_grace, replay_events=config.replay_events
+            ),
+            clock=clock,
+            **({"seeds": seeds} if seeds else {}),
+        )
+        app[keys.HUB] = hub
+        resumed = await hub.recover()
+        log.info("gateway ready", extra={"games_resumed": resumed, "db": str(config.db_path)})
+        yield
+        await engine_channel.close()
+        await lobby_channel.close()
+        await store.close()
+
+    return services
+
+
+async def _on_shutdown(app: web.Application) -> None:
+    await app[keys.HUB].shutdown()
+
+
+def create_app(
+    config: GatewayConfig,
+    clock: Callable[[], float] = time.time,
+    seeds: Callable[[], int] | None = None,
+) -> web.Application:
+    """The gateway. ``clock`` and ``seeds`` (each game's bag seed) are injectable for tests."""
+    app = web.Application(middlewares=[security_headers], client_max_size=64 * 1024)
+    app[keys.CONFIG] = config
+    app.cleanup_ctx.append(_services(clock, seeds))
+    app.on_shutdown.append(_on_shutdown)
+    app.router.add_get("/", index)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics)
+    app.router.add_get("/ws", websocket)
+    if STATIC.is_dir():
+        app.router.add_static("/static/", STATIC, append_version=False)
+    return app

@@ -1,0 +1,64 @@
+"""One browser's WebSocket: what it may send, and to which seat it speaks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from lexio_gateway.metrics import ERRORS, FRAMES
+from lexio_gateway.protocol import encode
+from lexio_gateway.records import SeatToken
+
+if TYPE_CHECKING:
+    from lexio_gateway.tables import TableRoom
+
+
+class TokenBucket:
+    """``rate`` frames a second on average, bursts of ``burst``."""
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic):
+        self._rate = rate
+        self._burst = burst
+        self._tokens = burst
+        self._clock = clock
+        self._last = clock()
+
+    def take(self) -> bool:
+        now = self._clock()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+class Connection:
+    def __init__(self, ws: web.WebSocketResponse, caller: str, bucket: TokenBucket) -> None:
+        self.ws = ws
+        self.caller = caller
+        self.bucket = bucket
+        self.welcomed = False
+        self.seat: SeatToken | None = None
+        self.room: TableRoom | None = None
+
+    @property
+    def player_id(self) -> str | None:
+        return self.seat.player_id if self.seat else None
+
+    async def send(self, frame: dict[str, Any]) -> None:
+        if self.ws.closed:
+            return
+        try:
+            await self.ws.send_str(encode(frame))
+        except ConnectionError:
+            return
+        FRAMES.labels(direction="out").inc()
+        if frame["type"] == "error":
+            ERRORS.labels(code=frame["code"]).inc()
+
+    async def close(self, code: int, message: str) -> None:
+        await self.ws.close(code=code, message=message.encode())

@@ -1,0 +1,50 @@
+"""Protobuf messages as the protocol's JSON, without knowing any game's messages.
+
+Field names stay as in the .proto; enum values become lower-case codes without their type's
+prefix (``REASON_UNKNOWN_WORDS`` → ``"unknown_words"``); an absent sub-message is ``null``.
+
+>>> from lexio.engine.v1 import engine_pb2 as pb
+>>> to_json(pb.Outcome(reason=pb.REASON_UNKNOWN_WORDS, unknown_words=["XQ"]))
+{'accepted': False, 'reason': 'unknown_words', 'unknown_words': ['XQ']}
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+
+@functools.cache
+def _enum_names(enum: EnumDescriptor) -> dict[int, str]:
+    prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
+    return {v.number: v.name.removeprefix(prefix).lower() for v in enum.values}
+
+
+@functools.cache
+def _fields(descriptor: Descriptor) -> tuple[FieldDescriptor, ...]:
+    return tuple(descriptor.fields)
+
+
+def _value(field: FieldDescriptor, value: Any) -> Any:
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        return to_json(value)
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return _enum_names(field.enum_type).get(value, str(value))
+    return value
+
+
+def to_json(message: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for field in _fields(message.DESCRIPTOR):
+        value = getattr(message, field.name)
+        if field.is_repeated:
+            out[field.name] = [_value(field, v) for v in value]
+        elif field.type == FieldDescriptor.TYPE_MESSAGE and not message.HasField(field.name):
+            out[field.name] = None
+        else:
+            out[field.name] = _value(field, value)
+    return out

@@ -1,0 +1,108 @@
+"""The gateway's hop to the lobby (lexio.lobby.v1): tables, codes, seats, start."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+import grpc
+
+from lexio.lobby.v1 import lobby_pb2 as pb
+from lexio.lobby.v1 import lobby_pb2_grpc
+from lexio_gateway.jsoncodec import to_json
+from lexio_gateway.metrics import LOBBY_CALL_SECONDS
+
+CALLER_METADATA: Final = "x-lexio-caller"
+
+
+class LobbyError(Exception):
+    """The lobby refused, with its stable reason code (or ``unavailable``)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class LobbySeat:
+    player_id: str
+    name: str
+    host: bool
+
+
+@dataclass(frozen=True)
+class LobbyTable:
+    table_id: str
+    game: str
+    state: str
+    seats: tuple[LobbySeat, ...]
+    min_seats: int
+    max_seats: int
+
+    @classmethod
+    def of(cls, table: pb.Table) -> LobbyTable:
+        return cls(
+            table_id=table.table_id,
+            game=table.game,
+            state=to_json(table)["state"],
+            seats=tuple(LobbySeat(s.player_id, s.display_name, s.host) for s in table.seats),
+            min_seats=table.min_seats,
+            max_seats=table.max_seats,
+        )
+
+    def seat_of(self, player_id: str) -> int:
+        for index, seat in enumerate(self.seats):
+            if seat.player_id == player_id:
+                return index
+        return -1
+
+
+class LobbyClient:
+    def __init__(self, channel: grpc.aio.Channel, timeout: float) -> None:
+        self._stub = lobby_pb2_grpc.LobbyStub(channel)
+        self._timeout = timeout
+
+    async def _call(self, rpc: str, request: Any, caller: str | None = None) -> Any:
+        started = time.perf_counter()
+        outcome = "ok"
+        metadata = ((CALLER_METADATA, caller),) if caller else None
+        try:
+            return await getattr(self._stub, rpc)(request, timeout=self._timeout, metadata=metadata)
+        except grpc.aio.AioRpcError as e:
+            details = e.details() or ""
+            known = details.isidentifier() and details.islower()
+            outcome = details if known else e.code().name.lower()
+            raise LobbyError(details if known else "unavailable") from e
+        finally:
+            LOBBY_CALL_SECONDS.labels(rpc=rpc, outcome=outcome[:32]).observe(
+                time.perf_counter() - started
+            )
+
+    async def create(
+        self, game: str, player_id: str, name: str, caller: str
+    ) -> tuple[LobbyTable, str]:
+        request = pb.CreateTableRequest(game=game, player_id=player_id, display_name=name)
+        reply = await self._call("CreateTable", request, caller)
+        return LobbyTable.of(reply.table), reply.invite_code
+
+    async def join(self, code: str, player_id: str, name: str, caller: str) -> LobbyTable:
+        request = pb.JoinTableRequest(invite_code=code, player_id=player_id, display_name=name)
+        return LobbyTable.of((await self._call("JoinTable", request, caller)).table)
+
+    async def leave(self, table_id: str, player_id: str) -> LobbyTable:
+        request = pb.LeaveTableRequest(table_id=table_id, player_id=player_id)
+        return LobbyTable.of((await self._call("LeaveTable", request)).table)
+
+    async def start(self, table_id: str, player_id: str) -> LobbyTable:
+        request = pb.StartTableRequest(table_id=table_id, player_id=player_id)
+        return LobbyTable.of((await self._call("StartTable", request)).table)
+
+    async def get(self, table_id: str, player_id: str) -> tuple[LobbyTable, str]:
+        request = pb.GetTableRequest(table_id=table_id, player_id=player_id)
+        reply = await self._call("GetTable", request)
+        return LobbyTable.of(reply.table), reply.invite_code
+
+    async def games(self) -> dict[str, bool]:
+        reply = await self._call("ListGames", pb.ListGamesRequest())
+        return {g.name: g.available for g in reply.games}

@@ -1,0 +1,49 @@
+"""The gateway's Prometheus metrics. Labels are bounded sets (kinds, outcomes, codes)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from prometheus_client import Counter, Gauge, Histogram
+
+LATENCY_BUCKETS: Final = (
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0,
+)  # fmt: skip
+
+TURN_SECONDS: Final = Histogram(
+    "lexio_gateway_turn_seconds",
+    "From a game action received to the last frame about it sent.",
+    ["action", "outcome"],
+    buckets=LATENCY_BUCKETS,
+)
+ENGINE_CALL_SECONDS: Final = Histogram(
+    "lexio_gateway_engine_call_seconds",
+    "Round trip of the gateway's calls to the game engine.",
+    ["rpc", "outcome"],
+    buckets=LATENCY_BUCKETS,
+)
+LOBBY_CALL_SECONDS: Final = Histogram(
+    "lexio_gateway_lobby_call_seconds",
+    "Round trip of the gateway's calls to the lobby.",
+    ["rpc", "outcome"],
+    buckets=LATENCY_BUCKETS,
+)
+CONNECTED_CLIENTS: Final = Gauge("lexio_gateway_connected_clients", "Open WebSocket connections.")
+ACTIVE_TABLES: Final = Gauge(
+    "lexio_gateway_active_tables", "Tables with a game in play held by this gateway."
+)
+FRAMES: Final = Counter(
+    "lexio_gateway_frames_total", "WebSocket frames, by direction.", ["direction"]
+)
+ERRORS: Final = Counter("lexio_gateway_errors_total", "Error frames sent, by code.", ["code"])
+REFUSALS: Final = Counter(
+    "lexio_gateway_refusals_total", "Game actions refused by the engine, by reason.", ["reason"]
+)
+TABLE_PASSES: Final = Counter(
+    "lexio_gateway_table_passes_total",
+    "Turns the table passed for a player (R28 clock, R29 disconnected).",
+    ["cause"],
+)
+RECONNECTS: Final = Counter(
+    "lexio_gateway_reconnects_total", "Seats resumed with a token.", ["mode"]
+)

@@ -1,0 +1,74 @@
+"""The WebSocket protocol's frames (docs/protocol.md): parsing, checking, error codes."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any, Final
+
+PROTOCOL_VERSION: Final = 1
+MAX_FRAME_BYTES: Final = 16 * 1024
+MAX_ID_LENGTH: Final = 64
+MAX_NAME_LENGTH: Final = 24
+
+CLIENT_TYPES: Final = frozenset(
+    {"hello", "create", "join", "leave", "start", "act", "preview", "rematch", "ping"}
+)
+
+
+class ProtocolError(Exception):
+    """An answer of type ``error``: a stable ``code`` and its parameters."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+def parse_frame(text: str) -> dict[str, Any]:
+    """A client frame as a dict with a known ``type``; ProtocolError otherwise."""
+    try:
+        frame = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise ProtocolError("bad_json") from None
+    if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+        raise ProtocolError("bad_frame", field="type")
+    if frame["type"] not in CLIENT_TYPES:
+        raise ProtocolError("unknown_type", type=frame["type"][:MAX_ID_LENGTH])
+    if "id" in frame:
+        action_id = frame["id"]
+        if not isinstance(action_id, str) or not 1 <= len(action_id) <= MAX_ID_LENGTH:
+            raise ProtocolError("bad_frame", field="id")
+    return frame
+
+
+def request_id(frame: dict[str, Any]) -> str:
+    """The client's id of a request that must carry one."""
+    action_id = frame.get("id")
+    if not isinstance(action_id, str):
+        raise ProtocolError("bad_frame", field="id")
+    return action_id
+
+
+def text_field(frame: dict[str, Any], name: str, max_length: int) -> str:
+    value = frame.get(name)
+    if not isinstance(value, str) or len(value) > max_length:
+        raise ProtocolError("bad_frame", field=name)
+    return value
+
+
+def display_name(frame: dict[str, Any]) -> str:
+    """Trimmed, 1–24 printable characters, no control or format characters."""
+    raw = frame.get("name")
+    if not isinstance(raw, str):
+        raise ProtocolError("invalid_name")
+    name = unicodedata.normalize("NFC", raw).strip()
+    if not 1 <= len(name) <= MAX_NAME_LENGTH or any(
+        unicodedata.category(ch)[0] in "CZ" and ch != " " for ch in name
+    ):
+        raise ProtocolError("invalid_name")
+    return name
+
+
+def encode(frame: dict[str, Any]) -> str:
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,39 @@
+"""The gateway process: configuration from the environment, SIGTERM handled by aiohttp."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from aiohttp import web
+
+from lexio_common.config import ConfigError, env_str
+from lexio_common.logging import setup_logging
+from lexio_gateway.app import create_app
+from lexio_gateway.config import GatewayConfig
+
+log = logging.getLogger("lexio_gateway")
+
+
+def main() -> None:
+    setup_logging("gateway", env_str("LEXIO_LOG_LEVEL", "INFO"))
+    try:
+        config = GatewayConfig.from_env()
+    except ConfigError as e:
+        log.error("bad configuration", extra={"error": str(e)})
+        sys.exit(2)
+    log.info("gateway listening", extra={"host": config.host, "port": config.port})
+    # run_app turns SIGTERM/SIGINT into a graceful shutdown: on_shutdown tells every client
+    # to reconnect, then the clean-up context closes the store and the channels.
+    web.run_app(
+        create_app(config),
+        host=config.host,
+        port=config.port,
+        shutdown_timeout=config.shutdown_grace,
+        print=None,
+        access_log=None,
+    )
+
+
+if __name__ == "__main__":
+    main()

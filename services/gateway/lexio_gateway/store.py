@@ -1,0 +1,241 @@
+"""Where tables live: an interface with compare-and-set on the version, and SQLite under it.
+
+Every accepted action is stored (state, event, version + 1) before anyone hears of it. The
+version makes a second writer (another gateway replica, later a Redis store) fail loudly
+instead of overwriting: :class:`VersionConflictError`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from lexio_gateway.records import (
+    ActionReply,
+    Player,
+    SeatToken,
+    StoredEvent,
+    TableRecord,
+    TableStatus,
+)
+
+
+class VersionConflictError(Exception):
+    """The table changed since it was read: the write was not applied."""
+
+
+class TableStore(Protocol):
+    async def create_table(self, record: TableRecord) -> None: ...
+
+    async def get_table(self, table_id: str) -> TableRecord | None: ...
+
+    async def save_table(
+        self,
+        record: TableRecord,
+        expected_version: int,
+        events: Sequence[StoredEvent] = (),
+        reply: ActionReply | None = None,
+    ) -> None:
+        """Write ``record`` (whose version is ``expected_version + 1``), its new events and
+        the action's reply atomically, or raise :class:`VersionConflictError`."""
+        ...
+
+    async def events_after(self, table_id: str, seq: int, limit: int) -> list[StoredEvent]: ...
+
+    async def find_reply(
+        self, table_id: str, player_id: str, action_id: str
+    ) -> ActionReply | None: ...
+
+    async def add_token(self, token_hash: str, token: SeatToken) -> None: ...
+
+    async def find_token(self, token_hash: str) -> SeatToken | None: ...
+
+    async def drop_token(self, token_hash: str) -> None: ...
+
+    async def tables_in_play(self) -> list[TableRecord]: ...
+
+    async def close(self) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    table_id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    code TEXT NOT NULL,
+    status TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    players TEXT NOT NULL,
+    state BLOB NOT NULL,
+    turn INTEGER NOT NULL,
+    deadline REAL NOT NULL,
+    turn_since REAL NOT NULL,
+    rematch_code TEXT NOT NULL,
+    rematch_table_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tables_by_status ON tables (status);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tokens (
+    token_hash TEXT PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    player_id TEXT NOT NULL,
+    name TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS replies (
+    table_id TEXT NOT NULL,
+    player_id TEXT NOT NULL,
+    action_id TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    PRIMARY KEY (table_id, player_id, action_id)
+) WITHOUT ROWID;
+"""
+
+_COLUMNS = (
+    "table_id, game, code, status, version, seq, players, state, turn, deadline, turn_since, "
+    "rematch_code, rematch_table_id"
+)
+
+
+def _row(record: TableRecord) -> tuple[object, ...]:
+    return (
+        record.table_id,
+        record.game,
+        record.code,
+        record.status.value,
+        record.version,
+        record.seq,
+        json.dumps([[p.player_id, p.name] for p in record.players]),
+        record.state,
+        record.turn,
+        record.deadline,
+        record.turn_since,
+        record.rematch_code,
+        record.rematch_table_id,
+    )
+
+
+def _record(row: sqlite3.Row) -> TableRecord:
+    return TableRecord(
+        table_id=row["table_id"],
+        game=row["game"],
+        code=row["code"],
+        status=TableStatus(row["status"]),
+        version=row["version"],
+        seq=row["seq"],
+        players=[Player(p, n) for p, n in json.loads(row["players"])],
+        state=bytes(row["state"]),
+        turn=row["turn"],
+        deadline=row["deadline"],
+        turn_since=row["turn_since"],
+        rematch_code=row["rematch_code"],
+        rematch_table_id=row["rematch_table_id"],
+    )
+
+
+class SqliteTableStore:
+    """The embedded default: one SQLite file in WAL mode.
+
+    The interface is async so that a networked store (Redis) fits it; SQLite calls are short
+    and local, so they run on the event loop's thread: a commit in WAL mode with
+    synchronous=NORMAL appends to the log and needs no fsync of the database.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.executescript(_SCHEMA)
+
+    async def create_table(self, record: TableRecord) -> None:
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                f"INSERT INTO tables ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", _row(record)
+            )
+
+    async def get_table(self, table_id: str) -> TableRecord | None:
+        row = self._db.execute(
+            f"SELECT {_COLUMNS} FROM tables WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return _record(row) if row else None
+
+    async def save_table(
+        self,
+        record: TableRecord,
+        expected_version: int,
+        events: Sequence[StoredEvent] = (),
+        reply: ActionReply | None = None,
+    ) -> None:
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            values = _row(record)
+            updated = self._db.execute(
+                "UPDATE tables SET game=?, code=?, status=?, version=?, seq=?, players=?, state=?, "
+                "turn=?, deadline=?, turn_since=?, rematch_code=?, rematch_table_id=? "
+                "WHERE table_id = ? AND version = ?",
+                (*values[1:], record.table_id, expected_version),
+            )
+            if updated.rowcount != 1:
+                raise VersionConflictError(record.table_id)
+            self._db.executemany(
+                "INSERT INTO events (table_id, seq, entry) VALUES (?, ?, ?)",
+                [(record.table_id, e.seq, json.dumps(e.entry)) for e in events],
+            )
+            if reply is not None:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO replies (table_id, player_id, action_id, reply) "
+                    "VALUES (?, ?, ?, ?)",
+                    (record.table_id, reply.player_id, reply.action_id, json.dumps(reply.reply)),
+                )
+
+    async def events_after(self, table_id: str, seq: int, limit: int) -> list[StoredEvent]:
+        rows = self._db.execute(
+            "SELECT seq, entry FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (table_id, seq, limit),
+        ).fetchall()
+        return [StoredEvent(r["seq"], json.loads(r["entry"])) for r in rows]
+
+    async def find_reply(self, table_id: str, player_id: str, action_id: str) -> ActionReply | None:
+        row = self._db.execute(
+            "SELECT reply FROM replies WHERE table_id = ? AND player_id = ? AND action_id = ?",
+            (table_id, player_id, action_id),
+        ).fetchone()
+        return ActionReply(player_id, action_id, json.loads(row["reply"])) if row else None
+
+    async def add_token(self, token_hash: str, token: SeatToken) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT INTO tokens (token_hash, table_id, player_id, name) VALUES (?, ?, ?, ?)",
+                (token_hash, token.table_id, token.player_id, token.name),
+            )
+
+    async def find_token(self, token_hash: str) -> SeatToken | None:
+        row = self._db.execute(
+            "SELECT table_id, player_id, name FROM tokens WHERE token_hash = ?", (token_hash,)
+        ).fetchone()
+        return SeatToken(row["table_id"], row["player_id"], row["name"]) if row else None
+
+    async def drop_token(self, token_hash: str) -> None:
+        with self._db:
+            self._db.execute("DELETE FROM tokens WHERE token_hash = ?", (token_hash,))
+
+    async def tables_in_play(self) -> list[TableRecord]:
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM tables WHERE status = ?", (TableStatus.STARTED.value,)
+        ).fetchall()
+        return [_record(r) for r in rows]
+
+    async def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,210 @@
+"""The WebSocket endpoint: one handler per connection, one coroutine per frame type."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from lexio_gateway import state as keys
+from lexio_gateway.connection import Connection, TokenBucket
+from lexio_gateway.metrics import CONNECTED_CLIENTS, FRAMES, TURN_SECONDS
+from lexio_gateway.protocol import (
+    PROTOCOL_VERSION,
+    ProtocolError,
+    display_name,
+    parse_frame,
+    request_id,
+    text_field,
+)
+from lexio_gateway.tables import TableHub, TableRoom
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[TableHub, Connection, dict[str, Any]], Awaitable[None]]
+
+
+def _room(conn: Connection, action_id: str | None = None) -> TableRoom:
+    if conn.room is None or conn.seat is None:
+        raise ProtocolError("not_seated", **({"id": action_id} if action_id else {}))
+    return conn.room
+
+
+async def _hello(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    if frame.get("protocol") != PROTOCOL_VERSION:
+        raise ProtocolError("protocol_version", supported=PROTOCOL_VERSION)
+    conn.welcomed = True
+    await conn.send(
+        {
+            "type": "welcome",
+            "protocol": PROTOCOL_VERSION,
+            "server_time": hub.clock(),
+            "games": await hub.available_games(),
+        }
+    )
+    token = frame.get("token")
+    if token is None:
+        return
+    last_seq = frame.get("last_seq")
+    if not isinstance(token, str) or len(token) > 128:
+        raise ProtocolError("bad_frame", field="token")
+    if last_seq is not None and (not isinstance(last_seq, int) or isinstance(last_seq, bool)):
+        raise ProtocolError("bad_frame", field="last_seq")
+    await hub.resume(conn, token, last_seq)
+
+
+async def _create(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    action_id = request_id(frame)
+    if conn.seat is not None:
+        raise ProtocolError("already_seated", id=action_id)
+    game = frame.get("game", "lexio")
+    if not isinstance(game, str):
+        raise ProtocolError("bad_frame", id=action_id, field="game")
+    await hub.create(conn, action_id, _name(frame, action_id), game)
+
+
+async def _join(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    action_id = request_id(frame)
+    if conn.seat is not None:
+        raise ProtocolError("already_seated", id=action_id)
+    try:
+        code = text_field(frame, "code", 64)
+    except ProtocolError:
+        raise ProtocolError("bad_frame", id=action_id, field="code") from None
+    await hub.join(conn, action_id, code, _name(frame, action_id))
+
+
+def _name(frame: dict[str, Any], action_id: str) -> str:
+    try:
+        return display_name(frame)
+    except ProtocolError:
+        raise ProtocolError("invalid_name", id=action_id) from None
+
+
+async def _leave(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    await hub.leave(conn, request_id(frame))
+
+
+async def _start(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    action_id = request_id(frame)
+    await _room(conn, action_id).start(conn, action_id)
+
+
+def _action(frame: dict[str, Any], action_id: str) -> dict[str, Any]:
+    action = frame.get("action")
+    if not isinstance(action, dict):
+        raise ProtocolError("bad_frame", id=action_id, field="action")
+    return action
+
+
+async def _act(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    action_id = request_id(frame)
+    room = _room(conn, action_id)
+    action = _action(frame, action_id)
+    kind = next(iter(action), "none") if len(action) == 1 else "none"
+    kind = kind if kind in ("place", "exchange", "pass_turn") else "other"
+    started = time.perf_counter()
+    outcome = "error"
+    try:
+        outcome = await room.act(conn, action_id, action)
+    finally:
+        TURN_SECONDS.labels(action=kind, outcome=outcome).observe(time.perf_counter() - started)
+
+
+async def _preview(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    action_id = request_id(frame)
+    await _room(conn, action_id).preview(conn, action_id, _action(frame, action_id))
+
+
+async def _rematch(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    await hub.rematch(conn, request_id(frame))
+
+
+async def _ping(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    await conn.send({"type": "pong"})
+
+
+HANDLERS: dict[str, Handler] = {
+    "hello": _hello,
+    "create": _create,
+    "join": _join,
+    "leave": _leave,
+    "start": _start,
+    "act": _act,
+    "preview": _preview,
+    "rematch": _rematch,
+    "ping": _ping,
+}
+
+
+async def handle_frame(hub: TableHub, conn: Connection, text: str) -> None:
+    """One client frame: an answer, or an ``error`` frame; never an exception out of here."""
+    frame_id: str | None = None
+    try:
+        if not conn.bucket.take():
+            raise ProtocolError("rate_limited")
+        frame = parse_frame(text)
+        frame_id = frame.get("id")
+        if not conn.welcomed and frame["type"] != "hello":
+            raise ProtocolError("hello_first")
+        await HANDLERS[frame["type"]](hub, conn, frame)
+    except ProtocolError as e:
+        error: dict[str, Any] = {"type": "error", "code": e.code, **e.params}
+        if frame_id is not None:
+            error.setdefault("id", frame_id)
+        await conn.send(error)
+    except Exception:
+        log.exception("frame failed")
+        error = {"type": "error", "code": "internal"}
+        if frame_id is not None:
+            error["id"] = frame_id
+        await conn.send(error)
+
+
+def _origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True  # not a browser: no cross-site hijacking to fear
+    origin = origin.rstrip("/")
+    if allowed:
+        return origin in allowed
+    return origin in (f"http://{request.host}", f"https://{request.host}")
+
+
+def _caller(request: web.Request, trust_forwarded_for: bool) -> str:
+    if trust_forwarded_for and (forwarded := request.headers.get("X-Forwarded-For")):
+        return forwarded.split(",")[0].strip()
+    return request.remote or "unknown"
+
+
+async def websocket(request: web.Request) -> web.StreamResponse:
+    config = request.app[keys.CONFIG]
+    hub = request.app[keys.HUB]
+    if not _origin_allowed(request, config.origins):
+        raise web.HTTPForbidden(text="origin not allowed")
+    ws = web.WebSocketResponse(
+        heartbeat=config.heartbeat, max_msg_size=config.max_frame_bytes, compress=False
+    )
+    await ws.prepare(request)
+    conn = Connection(
+        ws,
+        _caller(request, config.trust_forwarded_for),
+        TokenBucket(config.frames_per_second, config.frame_burst),
+    )
+    hub.connections.add(conn)
+    CONNECTED_CLIENTS.inc()
+    try:
+        async for message in ws:
+            FRAMES.labels(direction="in").inc()
+            if message.type == WSMsgType.TEXT:
+                await handle_frame(hub, conn, message.data)
+            elif message.type == WSMsgType.BINARY:
+                await conn.send({"type": "error", "code": "bad_frame", "field": "type"})
+    finally:
+        hub.connections.discard(conn)
+        CONNECTED_CLIENTS.dec()
+        await hub.leave_room(conn)
+    return ws

@@ -1,0 +1,61 @@
+"""Helpers for the gateway suites: seated clients and a bot that plays from its own view."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from lexio_client import GatewayClient
+from lexio_client.bot import Bot
+from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
+
+
+@functools.cache
+def french_words() -> tuple[str, ...]:
+    return tuple(DEFAULT_WORDLIST_PATH.read_text(encoding="ascii").split())
+
+
+@functools.cache
+def bot(seed: int = 0) -> Bot:
+    return Bot(french_words(), seed)
+
+
+@asynccontextmanager
+async def seated_table(url: str, names: Sequence[str]) -> AsyncIterator[list[GatewayClient]]:
+    """The first name creates a table, the others join it by its code; nobody has started."""
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(GatewayClient.connect(url)) for _ in names]
+        await clients[0].create(names[0])
+        code = clients[0].table["code"]
+        for client, name in zip(clients[1:], names[1:], strict=True):
+            await client.join(code, name)
+        for client in clients:
+            await client.wait_for(lambda f: f["type"] == "table" and len(f["seats"]) == len(names))
+        yield clients
+
+
+async def started_table(clients: Sequence[GatewayClient]) -> None:
+    await clients[0].start()
+    for client in clients[1:]:
+        await client.wait_for(lambda f: f["type"] == "snapshot")
+
+
+def to_play(clients: Sequence[GatewayClient]) -> GatewayClient:
+    turn = clients[0].view["turn"]
+    return next(c for c in clients if c.table["you"] == turn)
+
+
+async def play_to_the_end(
+    clients: Sequence[GatewayClient], player: Bot, max_turns: int = 400
+) -> None:
+    """Every seat plays the bot's choice on its turn until the game ends."""
+    for _ in range(max_turns):
+        if clients[0].view.get("ending"):
+            return
+        client = to_play(clients)
+        seq = client.seq
+        await client.act(player.choose(client.view))
+        for other in clients:
+            await other.wait_view(seq + 1)
+    raise AssertionError(f"no end after {max_turns} turns")

@@ -1,0 +1,131 @@
+"""Whole games through the real gateway, lobby, engine and lexicon on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from conftest import GatewayFactory, LoopThread
+from gateway_play import bot, play_to_the_end, seated_table, started_table, to_play
+
+from lexio_client import GatewayClient, ServerError
+
+
+def test_two_players_create_join_start_and_play(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    gateway = gateway_factory()
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            assert ana.games == {"lexio": True}
+            assert [s["name"] for s in bruno.table["seats"]] == ["Ana", "Bruno"]
+            assert bruno.table["seats"][0]["host"] and not bruno.table["seats"][1]["host"]
+            assert (ana.table["you"], bruno.table["you"]) == (0, 1)
+            try:
+                await bruno.start()
+                raise AssertionError("only the host may start")
+            except ServerError as e:
+                assert e.code == "not_host"
+            await started_table([ana, bruno])
+            assert ana.view["turn"] == 0
+            assert len(ana.view["rack"]) == 7 and ana.view["rack_counts"] == [7, 7]
+            # R10/R2: the host opens; Bruno acting now is out of turn and changes nothing.
+            try:
+                await bruno.pass_turn()
+                raise AssertionError("out of turn")
+            except ServerError as e:
+                assert e.code == "not_your_turn"
+            move = bot().choose(ana.view)
+            assert "place" in move
+            ack = await ana.act(move)
+            assert ack["seq"] == 1
+            await bruno.wait_view(1)
+            assert bruno.log[0]["kind"] == "place" and bruno.log[0]["score"] > 0
+            assert bruno.view["board"] == ana.view["board"]
+            assert bruno.view["turn"] == 1
+            await bruno.pass_turn()
+            await ana.wait_view(2)
+            assert ana.log[-1]["kind"] == "pass" and ana.log[-1]["cause"] == "player"
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+def test_a_whole_game_to_its_end_reveals_every_rack(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    gateway = gateway_factory(seed=7)
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, ["Ana", "Bruno"]) as clients:
+            await started_table(clients)
+            await play_to_the_end(clients, bot(7))
+            for client in clients:
+                ending = client.view["ending"]
+                assert ending is not None
+                assert len(ending["racks"]) == 2
+                assert ending["final_scores"] == [
+                    s + a for s, a in zip(client.view["scores"], ending["adjustments"], strict=True)
+                ]
+                best = max(ending["final_scores"])
+                assert ending["winners"] == [
+                    i for i, s in enumerate(ending["final_scores"]) if s == best
+                ]
+            # After the end every action is refused as game_over (R30–R32).
+            try:
+                await to_play(clients).pass_turn()
+                raise AssertionError("played after the end")
+            except ServerError as e:
+                assert e.code == "game_over"
+
+    loop_thread.run(scenario(), timeout=120)
+
+
+def test_resent_action_id_applies_once(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    gateway = gateway_factory()
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            await started_table([ana, bruno])
+            first = await ana.act({"pass_turn": {}}, action_id="same-id")
+            again = await ana.request({"type": "act", "action": {"pass_turn": {}}, "id": "same-id"})
+            assert again == first
+            await asyncio.sleep(0.1)
+            assert [e["kind"] for e in bruno.log] == ["pass"]
+            assert bruno.view["turn"] == 1
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+def test_frames_to_a_seat_never_hold_another_rack_or_the_bag(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """R6: before the end, no frame sent to a seat contains another seat's rack."""
+    gateway = gateway_factory(seed=11)
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, ["Ana", "Bruno", "Chloé"]) as clients:
+            await started_table(clients)
+            for _ in range(12):
+                client = to_play(clients)
+                seq = client.seq
+                await client.act(bot(11).choose(client.view))
+                for other in clients:
+                    await other.wait_view(seq + 1)
+                racks = {c.table["you"]: c.view["rack"] for c in clients}
+                for c in clients:
+                    me = c.table["you"]
+                    for frame in c.frames:
+                        text = json.dumps(frame)
+                        assert "bag" not in {k for k in frame if k != "bag_count"}
+                        if frame["type"] in ("view", "snapshot"):
+                            assert frame["view"]["rack"] in ("", racks[me]) or frame["seq"] < c.seq
+                            assert set(frame["view"]) >= {"rack", "rack_counts"}
+                            assert frame["view"]["ending"] is None
+                        for seat, rack in racks.items():
+                            if seat != me and len(rack) == 7 and rack != racks[me]:
+                                assert f'"rack": "{rack}"' not in text
+
+    loop_thread.run(scenario(), timeout=120)
