@@ -127,7 +127,10 @@ def preview(state: GameState, seat: int, place: Place) -> FormedMove | Reason:
 def conclude(examined: Examined, unknown: Iterable[str] = ()) -> Outcome:
     """Apply an examined action, given the words of its move that the lexicon does not know."""
     state, seat, now = examined.state, examined.seat, examined.now
-    refused_words = tuple(dict.fromkeys(unknown))
+    # R19 names the refused words in the move's order (main word first), whatever order the
+    # lexicon answered in.
+    unknown_set = frozenset(unknown)
+    refused_words = tuple(dict.fromkeys(w for w in examined.words_to_check if w in unknown_set))
     if refused_words:
         reserves = list(state.reserves)
         reserves[seat] = reserves[seat].spend(now)

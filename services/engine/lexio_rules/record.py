@@ -25,6 +25,7 @@ from lexio_rules.state import MAX_PLAYERS, MIN_PLAYERS, EntryKind, GameState, ne
 from lexio_rules.tiles import BLANK, LETTERS, RACK_SIZE, full_set
 
 FORMAT: Final = "lexio-record/1"
+_WORD_LETTERS: Final = frozenset(LETTERS + LETTERS.lower())
 _REPLAY_TIME: Final = 0.0  # Entries carry no time: the reserve never regains a try (R20).
 
 __all__ = ["FORMAT", "Record", "RecordError", "RecordMove", "WordSet", "parse_record", "replay"]
@@ -95,7 +96,7 @@ def _move(i: int, raw: Any, players: int) -> RecordMove:
         _require(isinstance(p, Mapping), f"{where}.place must be an object")
         word = p.get("word")
         _require(
-            isinstance(word, str) and len(word) >= 1 and all(ch.upper() in LETTERS for ch in word),
+            isinstance(word, str) and len(word) >= 1 and all(ch in _WORD_LETTERS for ch in word),
             f"{where}.place.word must be letters A–Z (lower case for a blank)",
         )
         _require(p.get("dir") in ("across", "down"), f"{where}.place.dir must be across or down")
