@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from conftest import LoopThread
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from lexio_testing import LoopThread
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 
-from conftest import GatewayFactory, LoopThread
 from gateway_play import bot, play_to_the_end, seated_table, started_table, to_play
+from lexio_testing import GatewayFactory, LoopThread
 
-from lexio_client import GatewayClient, ServerError
+from lexio_client import ServerError
 
 
 def test_two_players_create_join_start_and_play(
