@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from dataclasses import dataclass, field
 
 import grpc
@@ -29,6 +30,7 @@ class Service:
     command: str
     address: str
     health_service: str
+    """grpc.health.v1 service name; empty for an HTTP service (checked on /readyz)."""
     env: dict[str, str] = field(default_factory=dict)
 
 
@@ -51,11 +53,43 @@ SERVICES = (
             "LEXIO_LEXICON_ADDRESS": "127.0.0.1:50052",
         },
     ),
+    Service(
+        "lobby",
+        "lexio-lobby",
+        "127.0.0.1:50053",
+        "lexio.lobby.v1.Lobby",
+        {"LEXIO_LOBBY_PORT": "50053", "LEXIO_LOBBY_METRICS_PORT": "9103"},
+    ),
+    Service(
+        "gateway",
+        "lexio-gateway",
+        "127.0.0.1:8080",
+        "",
+        {
+            "LEXIO_GATEWAY_PORT": "8080",
+            "LEXIO_ENGINE_ADDRESS": "127.0.0.1:50051",
+            "LEXIO_LOBBY_ADDRESS": "127.0.0.1:50053",
+        },
+    ),
 )
+
+
+def _http_ready(service: Service, process: subprocess.Popen[bytes], deadline: float) -> bool:
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://{service.address}/readyz", timeout=1) as reply:
+                if reply.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.1)
+    return False
 
 
 def _wait_serving(service: Service, process: subprocess.Popen[bytes], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
+    if not service.health_service:
+        return _http_ready(service, process, deadline)
     with grpc.insecure_channel(service.address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline and process.poll() is None:
@@ -106,10 +140,12 @@ def main() -> int:
                 return 1
             log.info("ready", extra={"target": service.name, "address": service.address})
         print(
-            "\nLexio services are running:\n"
-            + "".join(f"  {s.name:8} grpc://{s.address}\n" for s in SERVICES)
-            + "Replay a record: .venv/bin/lexio replay tests/records/record-format-example.json\n"
-            + "Ctrl-C stops everything.\n",
+            "\nLexio is running. Open http://127.0.0.1:8080/ in two browsers to play.\n"
+            + "".join(
+                f"  {s.name:8} {'grpc' if s.health_service else 'http'}://{s.address}\n"
+                for s in SERVICES
+            )
+            + "Storage: var/ (SQLite). Ctrl-C stops everything.\n",
             flush=True,
         )
         while not stopping:
