@@ -9,7 +9,7 @@ STAMP_DEPS := $(VENV)/.deps
 STAMP_GEN := gen/.stamp
 STAMP_INSTALL := $(VENV)/.installed
 
-.PHONY: setup test test-slow lint fmt run bench clean wordlist
+.PHONY: setup test test-slow lint fmt run bench clean wordlist browser
 
 setup: $(STAMP_INSTALL)
 
@@ -41,7 +41,15 @@ fmt: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-test: setup lint
+# The browser tests drive Debian's Chromium (never a downloaded browser). CI runs as root and
+# installs it when it is missing; elsewhere, install the `chromium` package yourself.
+browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-core; \
+	else echo "Chromium is missing: sudo apt-get install chromium" >&2; exit 1; fi
+
+test: setup lint browser
 	$(BIN)/pytest -m "not slow"
 
 test-slow: setup
