@@ -61,6 +61,7 @@ run: setup
 bench: setup
 	$(BIN)/python bench/engine_bench.py
 	$(BIN)/python bench/lexicon_bench.py
+	$(BIN)/python bench/lobby_bench.py
 
 # Rebuilds services/lexicon/lexio_lexicon/data/ from Debian's wfrench package.
 wordlist: setup

@@ -17,8 +17,13 @@ def french_words() -> tuple[str, ...]:
 
 
 @functools.cache
+def _bot() -> Bot:
+    return Bot(french_words(), 0)
+
+
 def bot(seed: int = 0) -> Bot:
-    return Bot(french_words(), seed)
+    """A fresh player with its own random choices (the word index is built once)."""
+    return _bot().with_seed(seed)
 
 
 @asynccontextmanager

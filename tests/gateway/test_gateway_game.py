@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from gateway_play import bot, play_to_the_end, seated_table, started_table, to_play
 from lexio_testing import GatewayFactory, LoopThread
 
@@ -51,19 +52,35 @@ def test_two_players_create_join_start_and_play(
     loop_thread.run(scenario(), timeout=60)
 
 
+@pytest.mark.parametrize(
+    ("names", "seed", "cause"),
+    [
+        pytest.param(["Ana", "Bruno"], 3, "rack_emptied", id="2-players-R30"),
+        pytest.param(["Ana", "Bruno"], 7, "no_placement", id="2-players-R31"),
+        pytest.param(["Ana", "Bruno", "Chloé", "Dani"], 1, "rack_emptied", id="4-players-R30"),
+    ],
+)
 def test_a_whole_game_to_its_end_reveals_every_rack(
-    loop_thread: LoopThread, gateway_factory: GatewayFactory
+    loop_thread: LoopThread,
+    gateway_factory: GatewayFactory,
+    names: list[str],
+    seed: int,
+    cause: str,
 ) -> None:
-    gateway = gateway_factory(seed=7)
+    """R30/R31 through every service; R32: final scores, shared victory rule, racks revealed."""
+    gateway = gateway_factory(seed=seed)
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as clients:
+        async with seated_table(gateway.url, names) as clients:
             await started_table(clients)
-            await play_to_the_end(clients, bot(7))
+            await play_to_the_end(clients, bot(seed))
+            views = [c.view for c in clients]
             for client in clients:
                 ending = client.view["ending"]
                 assert ending is not None
-                assert len(ending["racks"]) == 2
+                assert ending["cause"] == cause
+                assert ending == views[0]["ending"]
+                assert len(ending["racks"]) == len(names)
                 assert ending["final_scores"] == [
                     s + a for s, a in zip(client.view["scores"], ending["adjustments"], strict=True)
                 ]
@@ -71,6 +88,15 @@ def test_a_whole_game_to_its_end_reveals_every_rack(
                 assert ending["winners"] == [
                     i for i, s in enumerate(ending["final_scores"]) if s == best
                 ]
+            ending = views[0]["ending"]
+            if cause == "rack_emptied":
+                finisher = ending["finisher"]
+                assert ending["racks"][finisher] == ""
+                assert ending["adjustments"][finisher] == -sum(
+                    a for i, a in enumerate(ending["adjustments"]) if i != finisher
+                )
+            else:
+                assert all(a <= 0 for a in ending["adjustments"])
             # After the end every action is refused as game_over (R30–R32).
             try:
                 await to_play(clients).pass_turn()

@@ -7,6 +7,7 @@ and load runs use it to play whole games through the real services.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -28,6 +29,12 @@ class Bot:
         self._all = sorted(self._words)
         self._letters = {w: frozenset(w) for w in self._all}
         self.rng = random.Random(seed)
+
+    def with_seed(self, seed: int) -> Bot:
+        """The same player (sharing its word index) with its own random choices."""
+        twin = copy.copy(self)
+        twin.rng = random.Random(seed)
+        return twin
 
     def knows(self, words: Iterable[str]) -> bool:
         return all(w in self._words for w in words)

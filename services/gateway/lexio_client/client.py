@@ -86,7 +86,9 @@ class GatewayClient:
             raise ServerError(welcome)
         self.games = welcome["games"]
         if self.token:
-            await self.wait_for(lambda f: f["type"] in ("table", "error"))
+            seated = await self.wait_for(lambda f: f["type"] in ("table", "error"))
+            if seated["type"] == "error":
+                raise ServerError(seated)
 
     async def close(self) -> None:
         if self._ws is not None:

@@ -34,7 +34,7 @@ def parse_frame(text: str) -> dict[str, Any]:
     if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
         raise ProtocolError("bad_frame", field="type")
     if frame["type"] not in CLIENT_TYPES:
-        raise ProtocolError("unknown_type", type=frame["type"][:MAX_ID_LENGTH])
+        raise ProtocolError("unknown_type", got=frame["type"][:MAX_ID_LENGTH])
     if "id" in frame:
         action_id = frame["id"]
         if not isinstance(action_id, str) or not 1 <= len(action_id) <= MAX_ID_LENGTH:

@@ -1,0 +1,83 @@
+// Message catalogs (static/i18n/<lang>.json): every visible string comes from here.
+import { load, save } from "./store.js";
+
+export const LANGUAGES = ["fr", "es", "ar", "en"];
+const RTL = new Set(["ar"]);
+const FALLBACK = "en";
+
+let lang = FALLBACK;
+let catalog = {};
+let plurals = new Intl.PluralRules(FALLBACK);
+const listeners = [];
+
+/** The language to start with: ?lang=, then the saved choice, then the browser's languages. */
+export function initialLanguage() {
+  const asked = new URLSearchParams(location.search).get("lang");
+  const candidates = [asked, load("lang"), ...(navigator.languages || [navigator.language])];
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    const base = candidate.toLowerCase().split("-")[0];
+    if (LANGUAGES.includes(base)) return base;
+  }
+  return FALLBACK;
+}
+
+export function currentLanguage() {
+  return lang;
+}
+
+export function isRtl() {
+  return RTL.has(lang);
+}
+
+export async function setLanguage(next, { remember = false } = {}) {
+  const reply = await fetch(`/static/i18n/${next}.json`, { cache: "no-cache" });
+  if (!reply.ok) throw new Error(`catalog ${next}: ${reply.status}`);
+  catalog = await reply.json();
+  lang = next;
+  plurals = new Intl.PluralRules(next);
+  if (remember) save("lang", next);
+  const root = document.documentElement;
+  root.lang = next;
+  root.dir = RTL.has(next) ? "rtl" : "ltr";
+  translateTree(document);
+  for (const listener of listeners) listener(next);
+}
+
+/** Called after every change of language (screens re-render their dynamic parts). */
+export function onLanguageChange(listener) {
+  listeners.push(listener);
+}
+
+export function has(key) {
+  return Object.prototype.hasOwnProperty.call(catalog, key);
+}
+
+/**
+ * The message for ``key`` with {placeholders} filled from ``params``. A message may be an
+ * object of plural forms (zero/one/two/few/many/other) chosen by ``params.count``.
+ */
+export function t(key, params = {}) {
+  let message = catalog[key];
+  if (message === undefined) return key;
+  if (typeof message === "object") {
+    const count = Number(params.count ?? 0);
+    message = (count === 0 && message.zero) || message[plurals.select(count)] || message.other;
+  }
+  return message.replace(/\{(\w+)\}/g, (whole, name) =>
+    params[name] === undefined ? whole : String(params[name]),
+  );
+}
+
+/** Fill every element carrying data-i18n (text) and data-i18n-<attribute> (attributes). */
+export function translateTree(root) {
+  for (const node of root.querySelectorAll("[data-i18n]")) {
+    node.textContent = t(node.dataset.i18n);
+  }
+  for (const attr of ["placeholder", "title", "aria-label"]) {
+    const data = `data-i18n-${attr}`;
+    for (const node of root.querySelectorAll(`[${data}]`)) {
+      node.setAttribute(attr, t(node.getAttribute(data)));
+    }
+  }
+}

@@ -1,0 +1,225 @@
+"""The lobby's gRPC servicer: protobuf in, :class:`~lexio_lobby.lobby.Lobby` calls, protobuf out.
+
+Thin on purpose. It reads the caller identity from metadata, maps each
+:class:`~lexio_lobby.model.Reason` to its gRPC status code (the details string is the reason
+code itself), and records metrics. No rule lives here.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import Final, NoReturn, TypeVar
+
+import grpc
+
+from lexio.lobby.v1 import lobby_pb2 as pb
+from lexio.lobby.v1 import lobby_pb2_grpc
+from lexio_lobby.codes import format_code
+from lexio_lobby.lobby import Lobby
+from lexio_lobby.metrics import LobbyMetrics
+from lexio_lobby.model import CloseReason, LobbyError, Reason, Table, TableState
+
+T = TypeVar("T")
+
+#: Metadata key carrying the end client's identity, set by the gateway.
+CALLER_METADATA: Final = "x-lexio-caller"
+#: Trailing metadata of a "rate_limited" refusal: whole seconds before trying again.
+RETRY_AFTER_METADATA: Final = "retry-after"
+MAX_CALLER_LENGTH: Final = 256
+
+STATUS: Final[dict[Reason, grpc.StatusCode]] = {
+    Reason.INVALID_NAME: grpc.StatusCode.INVALID_ARGUMENT,
+    Reason.INVALID_PLAYER: grpc.StatusCode.INVALID_ARGUMENT,
+    Reason.INVALID_CODE: grpc.StatusCode.INVALID_ARGUMENT,
+    Reason.UNKNOWN_GAME: grpc.StatusCode.NOT_FOUND,
+    Reason.UNKNOWN_CODE: grpc.StatusCode.NOT_FOUND,
+    Reason.UNKNOWN_TABLE: grpc.StatusCode.NOT_FOUND,
+    Reason.GAME_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    Reason.TABLE_FULL: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.GAME_STARTED: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.TABLE_CLOSED: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NOT_SEATED: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NOT_ENOUGH_PLAYERS: grpc.StatusCode.FAILED_PRECONDITION,
+    Reason.NOT_HOST: grpc.StatusCode.PERMISSION_DENIED,
+    Reason.RATE_LIMITED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Reason.CONFLICT: grpc.StatusCode.ABORTED,
+}
+
+_STATE: Final = {
+    TableState.OPEN: pb.TABLE_STATE_OPEN,
+    TableState.STARTED: pb.TABLE_STATE_STARTED,
+    TableState.CLOSED: pb.TABLE_STATE_CLOSED,
+}
+_CLOSE_REASON: Final = {
+    None: pb.CLOSE_REASON_UNSPECIFIED,
+    CloseReason.EMPTY: pb.CLOSE_REASON_EMPTY,
+    CloseReason.HOST: pb.CLOSE_REASON_HOST,
+    CloseReason.EXPIRED: pb.CLOSE_REASON_EXPIRED,
+}
+
+
+def caller_identity(context: grpc.aio.ServicerContext) -> str:
+    """The gateway-provided client identity, else the peer's address without its port."""
+    for key, value in context.invocation_metadata() or ():
+        if key == CALLER_METADATA and value:
+            text = value if isinstance(value, str) else value.decode("utf-8", "replace")
+            return "caller:" + text[:MAX_CALLER_LENGTH]
+    peer = context.peer() or "unknown"
+    host, _, port = peer.rpartition(":")
+    return "peer:" + (host if host and port.isdigit() else peer)
+
+
+class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
+    """Implements lexio.lobby.v1.Lobby over a :class:`Lobby`."""
+
+    def __init__(self, lobby: Lobby, metrics: LobbyMetrics) -> None:
+        self._lobby = lobby
+        self._metrics = metrics
+
+    def table_to_pb(self, table: Table) -> pb.Table:
+        return pb.Table(
+            table_id=table.table_id,
+            game=table.game,
+            state=_STATE[table.state],
+            seats=[
+                pb.Seat(
+                    index=i,
+                    player_id=s.player_id,
+                    display_name=s.display_name,
+                    host=i == 0 and table.state is not TableState.CLOSED,
+                    joined_at=s.joined_at,
+                )
+                for i, s in enumerate(table.seats)
+            ],
+            min_seats=table.min_seats,
+            max_seats=table.max_seats,
+            created_at=table.created_at,
+            updated_at=table.updated_at,
+            expires_at=self._lobby.expires_at(table),
+            close_reason=_CLOSE_REASON[table.close_reason],
+            version=table.version,
+        )
+
+    async def _call(
+        self, method: str, context: grpc.aio.ServicerContext, work: Callable[[], Awaitable[T]]
+    ) -> T:
+        """Run ``work``, time it, and turn a LobbyError into its status and reason code.
+
+        Metrics are recorded before the reply leaves (abort sends the status at once), so a
+        caller that has its answer also sees it counted.
+        """
+        started = time.perf_counter()
+        try:
+            result = await work()
+        except LobbyError as e:
+            self._observe(method, e.reason.value, started)
+            if method == "JoinTable":
+                self._metrics.joins_refused.labels(reason=e.reason.value).inc()
+            await _abort(context, e)
+        except Exception:
+            self._observe(method, "error", started)
+            raise
+        self._observe(method, "ok", started)
+        return result
+
+    def _observe(self, method: str, outcome: str, started: float) -> None:
+        self._metrics.rpc_seconds.labels(method=method, outcome=outcome).observe(
+            time.perf_counter() - started
+        )
+
+    async def CreateTable(
+        self, request: pb.CreateTableRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CreateTableResponse:
+        async def work() -> pb.CreateTableResponse:
+            table, code = await self._lobby.create(
+                request.game, request.player_id, request.display_name
+            )
+            return pb.CreateTableResponse(
+                table=self.table_to_pb(table), invite_code=format_code(code)
+            )
+
+        return await self._call("CreateTable", context, work)
+
+    async def JoinTable(
+        self, request: pb.JoinTableRequest, context: grpc.aio.ServicerContext
+    ) -> pb.JoinTableResponse:
+        async def work() -> pb.JoinTableResponse:
+            table, seat, already = await self._lobby.join(
+                request.invite_code,
+                request.player_id,
+                request.display_name,
+                caller_identity(context),
+            )
+            return pb.JoinTableResponse(
+                table=self.table_to_pb(table), seat=seat, already_seated=already
+            )
+
+        return await self._call("JoinTable", context, work)
+
+    async def LeaveTable(
+        self, request: pb.LeaveTableRequest, context: grpc.aio.ServicerContext
+    ) -> pb.LeaveTableResponse:
+        async def work() -> pb.LeaveTableResponse:
+            table = await self._lobby.leave(request.table_id, request.player_id)
+            return pb.LeaveTableResponse(table=self.table_to_pb(table))
+
+        return await self._call("LeaveTable", context, work)
+
+    async def StartTable(
+        self, request: pb.StartTableRequest, context: grpc.aio.ServicerContext
+    ) -> pb.StartTableResponse:
+        async def work() -> pb.StartTableResponse:
+            table = await self._lobby.start(request.table_id, request.player_id)
+            return pb.StartTableResponse(table=self.table_to_pb(table))
+
+        return await self._call("StartTable", context, work)
+
+    async def CloseTable(
+        self, request: pb.CloseTableRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CloseTableResponse:
+        async def work() -> pb.CloseTableResponse:
+            table = await self._lobby.close(request.table_id, request.player_id)
+            return pb.CloseTableResponse(table=self.table_to_pb(table))
+
+        return await self._call("CloseTable", context, work)
+
+    async def GetTable(
+        self, request: pb.GetTableRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetTableResponse:
+        async def work() -> pb.GetTableResponse:
+            table, code = await self._lobby.get(request.table_id, request.player_id)
+            return pb.GetTableResponse(
+                table=self.table_to_pb(table), invite_code=format_code(code) if code else ""
+            )
+
+        return await self._call("GetTable", context, work)
+
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListGamesResponse:
+        async def work() -> pb.ListGamesResponse:
+            games = await self._lobby.games()
+            return pb.ListGamesResponse(
+                games=[
+                    pb.Game(
+                        name=spec.name,
+                        min_seats=spec.min_seats,
+                        max_seats=spec.max_seats,
+                        available=ready,
+                    )
+                    for spec, ready in games
+                ]
+            )
+
+        return await self._call("ListGames", context, work)
+
+
+async def _abort(context: grpc.aio.ServicerContext, error: LobbyError) -> NoReturn:
+    if error.retry_after is not None:
+        context.set_trailing_metadata(
+            ((RETRY_AFTER_METADATA, str(max(1, math.ceil(error.retry_after)))),)
+        )
+    await context.abort(STATUS[error.reason], error.reason.value)
+    raise AssertionError("abort returns only by raising")
