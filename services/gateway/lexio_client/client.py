@@ -36,7 +36,7 @@ class GatewayClient:
     """
 
     def __init__(self, session: aiohttp.ClientSession, base_url: str, origin: str | None) -> None:
-        self._session = session
+        self.session = session
         self._base_url = base_url.rstrip("/")
         self._origin = origin
         self._ws: aiohttp.ClientWebSocketResponse | None = None
@@ -69,7 +69,7 @@ class GatewayClient:
     async def open(self) -> None:
         """(Re)connect and say hello; with a token, resume the seat from the last seq seen."""
         headers = {"Origin": self._origin} if self._origin else {}
-        self._ws = await self._session.ws_connect(
+        self._ws = await self.session.ws_connect(
             f"{self._base_url}/ws", headers=headers, heartbeat=None, compress=0
         )
         self.closed.clear()

@@ -98,6 +98,10 @@ class LobbyClient:
         request = pb.StartTableRequest(table_id=table_id, player_id=player_id)
         return LobbyTable.of((await self._call("StartTable", request)).table)
 
+    async def close(self, table_id: str, player_id: str) -> LobbyTable:
+        request = pb.CloseTableRequest(table_id=table_id, player_id=player_id)
+        return LobbyTable.of((await self._call("CloseTable", request)).table)
+
     async def get(self, table_id: str, player_id: str) -> tuple[LobbyTable, str]:
         request = pb.GetTableRequest(table_id=table_id, player_id=player_id)
         reply = await self._call("GetTable", request)

@@ -200,6 +200,7 @@ class TableRoom:
         if after.status is TableStatus.OVER and before.status is TableStatus.STARTED:
             ACTIVE_TABLES.dec()
             log.info("game over", extra={"table_id": self.table_id, "events": after.seq})
+            self.hub.spawn(self.hub.close_in_lobby(self.table_id, after.players[0].player_id))
 
     async def _publish(self, step: Step) -> None:
         """Each seat: the public event, then its own view (and nobody else's)."""
@@ -326,6 +327,8 @@ class TableRoom:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self.hub.closing:
+            return
         due = self._due()
         if due is None:
             return
@@ -398,7 +401,16 @@ class TableHub:
         self.connections: set[Connection] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._games: dict[str, bool] = {}
+        self.closing = False
         self._games_at = float("-inf")
+
+    async def close_in_lobby(self, table_id: str, host_id: str) -> None:
+        """A finished game's table closes in the lobby (in the host's name), so it can be
+        purged there; the game itself stays here for its players to reread."""
+        try:
+            await self.lobby.close(table_id, host_id)
+        except LobbyError as e:
+            log.warning("lobby close failed", extra={"table_id": table_id, "code": e.code})
 
     async def available_games(self) -> dict[str, bool]:
         """R18: which games can be offered now, as the lobby sees them (cached briefly)."""
@@ -613,6 +625,7 @@ class TableHub:
 
     async def shutdown(self) -> None:
         """Tell every client to come back later, and stop the clocks."""
+        self.closing = True
         for room in self.rooms.values():
             room.stop_clock()
         for conn in list(self.connections):

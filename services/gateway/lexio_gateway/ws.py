@@ -20,11 +20,19 @@ from lexio_gateway.protocol import (
     request_id,
     text_field,
 )
+from lexio_gateway.records import TableStatus
 from lexio_gateway.tables import TableHub, TableRoom
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[TableHub, Connection, dict[str, Any]], Awaitable[None]]
+
+
+def _check_free(conn: Connection, action_id: str) -> None:
+    """A connection holds one seat; once its game is over it may take a seat elsewhere."""
+    room = conn.room
+    if conn.seat is not None and (room is None or room.record.status is not TableStatus.OVER):
+        raise ProtocolError("already_seated", id=action_id)
 
 
 def _room(conn: Connection, action_id: str | None = None) -> TableRoom:
@@ -58,8 +66,7 @@ async def _hello(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None
 
 async def _create(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
     action_id = request_id(frame)
-    if conn.seat is not None:
-        raise ProtocolError("already_seated", id=action_id)
+    _check_free(conn, action_id)
     game = frame.get("game", "lexio")
     if not isinstance(game, str):
         raise ProtocolError("bad_frame", id=action_id, field="game")
@@ -68,8 +75,7 @@ async def _create(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> Non
 
 async def _join(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
     action_id = request_id(frame)
-    if conn.seat is not None:
-        raise ProtocolError("already_seated", id=action_id)
+    _check_free(conn, action_id)
     try:
         code = text_field(frame, "code", 64)
     except ProtocolError:

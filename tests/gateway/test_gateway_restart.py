@@ -1,0 +1,198 @@
+"""Persistence: a gateway killed with SIGKILL mid-game comes back with every table as it was;
+a gateway stopped gracefully tells its clients to reconnect."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+from gateway_play import bot, seated_table, started_table, to_play
+from lexio_testing import GatewayFactory, LoopThread
+
+from lexio_client import GatewayClient
+from lexio_engine.server import RunningEngine
+from lexio_lobby.server import RunningLobby
+
+GATEWAY = Path(sys.executable).with_name("lexio-gateway")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class GatewayProcess:
+    """The real ``lexio-gateway`` program, as an operator runs it."""
+
+    def __init__(self, env: dict[str, str], port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen(
+            [str(GATEWAY)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, (
+                self.process.stderr.read() if self.process.stderr else ""
+            )
+            try:
+                with urllib.request.urlopen(f"{self.url}/readyz", timeout=1) as reply:
+                    if reply.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError("the gateway did not become ready")
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=20)
+
+
+@pytest.fixture
+def gateway_env(
+    engine_server: RunningEngine, lobby_server: RunningLobby, tmp_path: Path
+) -> Iterator[tuple[dict[str, str], int]]:
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
+    env.update(
+        LEXIO_GATEWAY_PORT=str(port),
+        LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_server.port}",
+        LEXIO_LOBBY_ADDRESS=f"127.0.0.1:{lobby_server.port}",
+        LEXIO_GATEWAY_DB=str(tmp_path / "gateway.sqlite3"),
+        LEXIO_DISCONNECT_GRACE="30",
+    )
+    yield env, port
+
+
+async def _reconnect(client: GatewayClient, timeout: float = 10.0) -> None:
+    """What a browser does: retry with backoff until the gateway answers again."""
+    deadline = time.monotonic() + timeout
+    delay = 0.05
+    while True:
+        try:
+            await client.open()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(1.0, delay * 2)
+
+
+def test_sigkill_mid_game_loses_nothing(
+    loop_thread: LoopThread, gateway_env: tuple[dict[str, str], int]
+) -> None:
+    env, port = gateway_env
+    first = GatewayProcess(env, port)
+    try:
+
+        async def before_the_crash() -> tuple[list[GatewayClient], list[dict[str, object]]]:
+            clients = [GatewayClient(aiohttp.ClientSession(), first.url, None) for _ in range(2)]
+            for client in clients:
+                await client.open()
+            await clients[0].create("Ana")
+            await clients[1].join(clients[0].table["code"], "Bruno")
+            await started_table(clients)
+            player = bot(5)
+            for _ in range(3):
+                client = to_play(clients)
+                seq = client.seq
+                await client.act(player.choose(client.view))
+                for other in clients:
+                    await other.wait_view(seq + 1)
+            return clients, [dict(c.view) for c in clients]
+
+        clients, views = loop_thread.run(before_the_crash(), timeout=60)
+    finally:
+        first.kill()
+    second = GatewayProcess(env, port)
+    try:
+
+        async def after_the_restart() -> None:
+            for client in clients:
+                await asyncio.wait_for(client.closed.wait(), 5)
+                await _reconnect(client)
+            for client, before in zip(clients, views, strict=True):
+                assert client.seq == 3
+                for key in ("board", "rack", "scores", "turn", "turn_deadline", "bag_count"):
+                    assert client.view[key] == before[key], key
+                assert len(client.log) == 3
+            # The game goes on where it was.
+            mover = to_play(clients)
+            await mover.pass_turn()
+            for client in clients:
+                await client.wait_view(4)
+                await client.close()
+                await client.session.close()
+
+        loop_thread.run(after_the_restart(), timeout=60)
+    finally:
+        assert second.stop() == 0
+
+
+def test_graceful_stop_tells_clients_to_reconnect(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    gateway = gateway_factory()
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            await started_table([ana, bruno])
+            await gateway.runner.cleanup()
+            for client in (ana, bruno):
+                notice = await client.wait_for(lambda f: f["type"] == "reconnect")
+                assert notice["reason"] == "shutdown"
+                await asyncio.wait_for(client.closed.wait(), 5)
+                assert client._ws is not None and client._ws.close_code == 1012
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_rematch_opens_a_new_table_for_the_same_people(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, lobby_server: RunningLobby
+) -> None:
+    gateway = gateway_factory()
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            await started_table([ana, bruno])
+            for _ in range(4):  # R31: two rounds without a placement
+                client = to_play([ana, bruno])
+                seq = client.seq
+                await client.pass_turn()
+                await (bruno if client is ana else ana).wait_view(seq + 1)
+            assert ana.view["ending"]["cause"] == "no_placement"
+            old_table = ana.table["table_id"]
+            offer_waiter = asyncio.ensure_future(bruno.wait_for(lambda f: f["type"] == "rematch"))
+            seated = await ana.rematch()
+            offer = await offer_waiter
+            assert seated["type"] == "seated" and seated["table_id"] != old_table
+            assert offer["code"] == seated["code"] and offer["host"] == "Ana"
+            await bruno.request({"type": "join", "code": offer["code"], "name": "Bruno"})
+            table = await ana.wait_for(lambda f: f["type"] == "table" and len(f["seats"]) == 2)
+            assert [s["name"] for s in table["seats"]] == ["Ana", "Bruno"]
+            assert table["state"] == "open"
+            # The finished table closed in the lobby.
+            for _ in range(50):  # closing is done in the background once the game ends
+                lobby_table, _ = await lobby_server.lobby.get(old_table)
+                if lobby_table.state.value == "closed":
+                    break
+                await asyncio.sleep(0.02)
+            assert lobby_table.state.value == "closed"
+
+    loop_thread.run(scenario(), timeout=30)
