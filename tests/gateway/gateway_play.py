@@ -64,3 +64,16 @@ async def play_to_the_end(
         for other in clients:
             await other.wait_view(seq + 1)
     raise AssertionError(f"no end after {max_turns} turns")
+
+
+async def pass_to_the_end(clients: Sequence[GatewayClient]) -> None:
+    """Every seat passes until the game ends (R31: two rounds without a placement)."""
+    for _ in range(2 * len(clients) + 1):
+        if clients[0].view.get("ending"):
+            return
+        client = to_play(clients)
+        seq = client.seq
+        await client.pass_turn()
+        for other in clients:
+            await other.wait_view(seq + 1)
+    assert clients[0].view.get("ending"), "no end after two rounds of passes"

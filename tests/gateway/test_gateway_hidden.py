@@ -1,0 +1,153 @@
+"""Hidden information (R6) over whole games, and random frames thrown at a live gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from gateway_play import bot, pass_to_the_end, seated_table, started_table, to_play
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lexio_testing import GatewayFactory, GatewayHandle, LoopThread
+
+from lexio.engine.v1 import engine_pb2 as pb
+from lexio_client import GatewayClient
+
+
+def _truth(gateway: GatewayHandle, table_id: str) -> pb.GameState:
+    """What the server holds (every rack, the bag's order): never sent to anyone."""
+    return pb.GameState.FromString(gateway.hub.rooms[table_id].record.state)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 21), (3, 22), (4, 23)])
+def test_r6_no_frame_holds_another_rack_or_the_bag_until_the_end(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, players: int, seed: int
+) -> None:
+    gateway = gateway_factory(seed=seed)
+    names = ["Ana", "Bruno", "Chloé", "Dani"][:players]
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, names) as clients:
+            await started_table(clients)
+            table_id = clients[0].table["table_id"]
+            racks_of: list[set[str]] = [set() for _ in clients]
+            bags: set[str] = set()
+            checked = [0] * players
+            player = bot(seed)
+
+            def check() -> None:
+                truth = _truth(gateway, table_id)
+                for seat, rack in enumerate(truth.racks):
+                    racks_of[seat].add(rack)
+                if truth.bag:
+                    bags.add(truth.bag[:8])
+                for client in clients:
+                    me = client.table["you"]
+                    secrets = {
+                        rack
+                        for seat, racks in enumerate(racks_of)
+                        if seat != me
+                        for rack in racks
+                        if len(rack) >= 4 and rack not in racks_of[me]
+                    }
+                    for frame in client.frames[checked[me] :]:
+                        if frame["type"] in ("view", "snapshot"):
+                            assert frame["view"]["rack"] in racks_of[me]
+                            if frame["view"]["ending"] is not None:
+                                continue  # R32: the reveal
+                        text = json.dumps(frame)
+                        assert '"bag"' not in text and '"racks"' not in text
+                        values = _strings(frame)
+                        assert not secrets.intersection(values), frame
+                        assert not any(b in v for b in bags for v in values if len(b) == 8)
+                        if frame["type"] == "event" and frame["entry"]["kind"] == "exchange":
+                            assert frame["entry"]["tiles"] == [] and frame["entry"]["words"] == []
+                    checked[me] = len(client.frames)
+
+            check()
+            while not clients[0].view.get("ending"):
+                client = to_play(clients)
+                seq = client.seq
+                await client.act(player.choose(client.view))
+                for other in clients:
+                    await other.wait_view(seq + 1)
+                check()
+            # R32: at the end every rack is revealed to every seat.
+            truth = _truth(gateway, table_id)
+            for client in clients:
+                assert client.view["ending"]["racks"] == list(truth.racks)
+
+    loop_thread.run(scenario(), timeout=180)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.floats() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_TYPES = st.sampled_from(
+    ["hello", "create", "join", "leave", "start", "act", "preview", "rematch", "ping", "nope"]
+)
+_FRAMES = st.one_of(
+    st.text(max_size=60),
+    _JSON.map(json.dumps),
+    st.builds(
+        lambda kind, fields: json.dumps({**fields, "type": kind}),
+        _TYPES,
+        st.dictionaries(
+            st.sampled_from(["id", "name", "code", "token", "action", "last_seq", "protocol"]),
+            _JSON,
+            max_size=4,
+        ),
+    ),
+)
+
+
+def test_random_frames_change_nothing_they_should_not_and_a_game_still_completes(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    gateway = gateway_factory(seed=31)
+
+    @settings(
+        max_examples=30,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(frames=st.lists(_FRAMES, min_size=1, max_size=8))
+    def fuzz(frames: list[str]) -> None:
+        async def scenario() -> None:
+            async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+                await started_table([ana, bruno])
+                async with GatewayClient.connect(gateway.url) as stranger:
+                    for raw in frames:
+                        await stranger.send_raw(raw)
+                        await ana.send_raw(raw)
+                    await ana.send({"type": "ping"})
+                    await stranger.send({"type": "ping"})
+                    await asyncio.sleep(0.05)
+                for frame in ana.frames + bruno.frames:
+                    if frame["type"] == "error":
+                        assert frame["code"] != "internal", frame
+                # Whatever Ana's frames did, the table is consistent and plays to its end.
+                if ana.closed.is_set():
+                    await ana.open()
+                await pass_to_the_end([ana, bruno])
+                assert ana.view["ending"] == bruno.view["ending"]
+
+        loop_thread.run(scenario(), timeout=120)
+
+    fuzz()
