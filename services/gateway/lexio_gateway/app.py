@@ -50,6 +50,9 @@ async def security_headers(
         raise
     if not response.prepared:
         response.headers.update(SECURITY_HEADERS)
+        if request.path.startswith("/static/"):
+            # Revalidate (ETag) on every load, so a deploy never mixes old and new modules.
+            response.headers["Cache-Control"] = "no-cache"
     return response
 
 

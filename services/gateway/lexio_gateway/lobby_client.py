@@ -63,12 +63,16 @@ class LobbyClient:
         self._stub = lobby_pb2_grpc.LobbyStub(channel)
         self._timeout = timeout
 
-    async def _call(self, rpc: str, request: Any, caller: str | None = None) -> Any:
+    async def _call(
+        self, rpc: str, request: Any, caller: str | None = None, timeout: float | None = None
+    ) -> Any:
         started = time.perf_counter()
         outcome = "ok"
         metadata = ((CALLER_METADATA, caller),) if caller else None
         try:
-            return await getattr(self._stub, rpc)(request, timeout=self._timeout, metadata=metadata)
+            return await getattr(self._stub, rpc)(
+                request, timeout=timeout or self._timeout, metadata=metadata
+            )
         except grpc.aio.AioRpcError as e:
             details = e.details() or ""
             known = details.isidentifier() and details.islower()
@@ -108,5 +112,6 @@ class LobbyClient:
         return LobbyTable.of(reply.table), reply.invite_code
 
     async def games(self) -> dict[str, bool]:
-        reply = await self._call("ListGames", pb.ListGamesRequest())
+        # Asked on every welcome: a lobby that is down must not hold the page up for long.
+        reply = await self._call("ListGames", pb.ListGamesRequest(), timeout=0.5)
         return {g.name: g.available for g in reply.games}

@@ -192,7 +192,9 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     if not _origin_allowed(request, config.origins):
         raise web.HTTPForbidden(text="origin not allowed")
     ws = web.WebSocketResponse(
-        heartbeat=config.heartbeat, max_msg_size=config.max_frame_bytes, compress=False
+        heartbeat=config.heartbeat,
+        max_msg_size=config.max_frame_bytes,
+        compress=config.ws_compress,
     )
     await ws.prepare(request)
     conn = Connection(

@@ -12,9 +12,13 @@ export function serverNow() {
   return Date.now() / 1000 + offset;
 }
 
+// The offset is measured when welcome arrives, so it is late by the frame's travel time:
+// without this margin a fresh 120 s turn could show 2:01 for an instant.
+const MARGIN = 0.15;
+
 /** Whole seconds left until ``deadline`` (server Unix seconds), never negative. */
 export function secondsLeft(deadline) {
-  return Math.max(0, Math.ceil(deadline - serverNow()));
+  return Math.max(0, Math.ceil(deadline - serverNow() - MARGIN));
 }
 
 export function formatSeconds(total) {

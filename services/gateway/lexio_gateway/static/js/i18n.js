@@ -49,10 +49,6 @@ export function onLanguageChange(listener) {
   listeners.push(listener);
 }
 
-export function has(key) {
-  return Object.prototype.hasOwnProperty.call(catalog, key);
-}
-
 /**
  * The message for ``key`` with {placeholders} filled from ``params``. A message may be an
  * object of plural forms (zero/one/two/few/many/other) chosen by ``params.count``.
@@ -67,6 +63,28 @@ export function t(key, params = {}) {
   return message.replace(/\{(\w+)\}/g, (whole, name) =>
     params[name] === undefined ? whole : String(params[name]),
   );
+}
+
+/**
+ * Like t(), as DOM: a parameter that is a Node is inserted as it is (e.g. a <bdi> around a
+ * player's name or a Latin word inside Arabic text); other values become text.
+ */
+export function tNodes(key, params = {}) {
+  const fragment = document.createDocumentFragment();
+  const texts = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (!(value instanceof Node)) texts[name] = value;
+  }
+  const message = t(key, texts);
+  let last = 0;
+  for (const match of message.matchAll(/\{(\w+)\}/g)) {
+    const value = params[match[1]];
+    if (!(value instanceof Node)) continue;
+    fragment.append(message.slice(last, match.index), value);
+    last = match.index + match[0].length;
+  }
+  fragment.append(message.slice(last));
+  return fragment;
 }
 
 /** Fill every element carrying data-i18n (text) and data-i18n-<attribute> (attributes). */

@@ -1,0 +1,366 @@
+// The page: one connection, the state it keeps (seat token, table, view, log, last event
+// seen), and which screen shows. Every frame of docs/protocol.md is handled here.
+import { $, clear, el, show } from "./dom.js";
+import { LANGUAGES, initialLanguage, onLanguageChange, setLanguage, t } from "./i18n.js";
+import { Net } from "./net.js";
+import { load, save } from "./store.js";
+import { syncServerTime } from "./clock.js";
+import { Home, invitedCode, normalizeCode } from "./home.js";
+import { TableScreen } from "./tablescreen.js";
+import { Game } from "./game.js";
+import { initDialogs } from "./dialogs.js";
+import { setAttention } from "./attention.js";
+
+const PROTOCOL = 1;
+
+const app = {
+  token: load("token"),
+  games: null,
+  table: null,
+  view: null,
+  log: [],
+  seq: -1,
+  rematch: null,
+  screen: "loading",
+  welcomed: false,
+};
+window.lexio = app; // for the curious (and the browser tests)
+
+const handlers = new Map(); // request id → function(reply)
+let afterWelcome = null;
+let net;
+let home;
+let tableScreen;
+let game;
+
+function errorText(frame) {
+  const key = `error.${frame.code}`;
+  const text = t(key);
+  return text === key ? t("error.unknown", { code: frame.code }) : text;
+}
+
+/**
+ * Send a request with a fresh id; ``onReply`` gets the answer with that id (or an error).
+ * Without a connection nothing is sent: null, and the player is told (unless ``quiet``).
+ */
+function request(frame, onReply, { quiet = false } = {}) {
+  const id = net.nextId(frame.type[0]);
+  if (!net.send({ ...frame, id })) {
+    if (!quiet) toast(t("conn.offline_action"));
+    return null;
+  }
+  if (onReply) handlers.set(id, onReply);
+  return id;
+}
+
+function toast(text) {
+  const box = $("#toast");
+  box.textContent = text;
+  show(box, true);
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => show(box, false), 6000);
+}
+
+// Where the keyboard lands when a screen appears (if focus was on the screen that went away).
+const FIRST_FOCUS = { home: "#home-name", table: "#copy-code", game: "#board .cell.cursor" };
+
+function showScreen(name) {
+  if (app.screen === name) return;
+  const first = app.screen === "loading";
+  app.screen = name;
+  for (const screen of ["loading", "home", "table", "game"]) show($(`#screen-${screen}`), screen === name);
+  document.body.dataset.screen = name;
+  if (name !== "game") setAttention(false);
+  requestAnimationFrame(() => {
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active.closest("[hidden]");
+    // Not on arrival at home: a phone would open its keyboard over the page.
+    if (lost && FIRST_FOCUS[name] && !(first && name === "home")) {
+      $(FIRST_FOCUS[name])?.focus({ preventScroll: true });
+    }
+  });
+}
+
+function render() {
+  if (app.screen === "home") home.render();
+  else if (app.screen === "table") tableScreen.render();
+  else if (app.screen === "game") game.render();
+}
+
+/** What belonged to the previous table: its game, its log, its rematch offer. */
+function resetTable() {
+  app.table = null;
+  app.view = null;
+  app.log = [];
+  app.seq = -1;
+  app.rematch = null;
+  game.reset();
+}
+
+function forgetSeat() {
+  app.token = null;
+  save("token", null);
+  resetTable();
+}
+
+function goHome() {
+  forgetSeat();
+  showScreen("home");
+  home.render();
+}
+
+/** A new connection without a seat (this one may hold a finished table's), then ``then``. */
+function freshStart(then) {
+  forgetSeat();
+  afterWelcome = then;
+  showScreen("loading");
+  net.restart();
+}
+
+/** After the end, the host's new table (rematch): join it by its code with the same name. */
+function joinNewTable(code) {
+  const name = app.table?.seats?.[app.table.you]?.name || load("name") || "";
+  const join = (retry) =>
+    request({ type: "join", code, name }, (reply) => {
+      if (reply.type !== "error") return;
+      if (reply.code === "already_seated" && retry) {
+        // An older gateway keeps a finished game's seat on the connection: use a new one.
+        freshStart(() => join(false));
+        return;
+      }
+      goHome();
+      $("#home-code").value = code;
+      toast(errorText(reply));
+    });
+  join(true);
+}
+
+function clearInvite() {
+  const params = new URLSearchParams(location.search);
+  if (!params.has("join")) return;
+  params.delete("join");
+  const query = params.toString();
+  history.replaceState(null, "", `${location.pathname}${query ? `?${query}` : ""}`);
+}
+
+// Frames ---------------------------------------------------------------------------------
+
+function onFrame(frame) {
+  const handler = frame.id !== undefined ? handlers.get(frame.id) : undefined;
+  if (handler && frame.type !== "seated") handlers.delete(frame.id);
+  switch (frame.type) {
+    case "welcome":
+      app.welcomed = true;
+      syncServerTime(frame.server_time);
+      app.games = frame.games || {};
+      hideBanner();
+      game.reconnected();
+      handlers.clear();
+      if (!app.token) {
+        if (afterWelcome) {
+          const then = afterWelcome;
+          afterWelcome = null;
+          then();
+        } else {
+          showScreen("home");
+        }
+      }
+      render();
+      break;
+    case "seated":
+      handlers.delete(frame.id);
+      handler?.(frame);
+      forgetSeat();
+      app.token = frame.token;
+      save("token", frame.token);
+      clearInvite();
+      break;
+    case "table":
+      onTable(frame);
+      break;
+    case "snapshot":
+      app.seq = frame.seq;
+      app.log = [...(frame.view.log || [])];
+      app.view = frame.view;
+      enterGame();
+      break;
+    case "event":
+      if (frame.seq === app.seq + 1) {
+        app.log.push(frame.entry);
+        app.seq = frame.seq;
+      } else if (frame.seq > app.seq + 1) {
+        net.restart(); // a gap: resume from the last event seen
+      }
+      break;
+    case "view":
+      if (frame.seq >= app.seq) {
+        app.view = { ...frame.view, log: [] };
+        enterGame();
+      }
+      break;
+    case "ack":
+    case "refused":
+    case "preview":
+      handler?.(frame);
+      break;
+    case "left":
+      goHome();
+      break;
+    case "rematch":
+      app.rematch = frame;
+      render();
+      break;
+    case "presence":
+      if (app.table) {
+        frame.connected.forEach((connected, i) => {
+          if (app.table.seats[i]) app.table.seats[i].connected = connected;
+        });
+        render();
+      }
+      break;
+    case "replaced":
+      showBanner(t("conn.replaced"), t("conn.take_back"), () => net.restart());
+      break;
+    case "reconnect":
+      showBanner(t("conn.restarting"));
+      break;
+    case "error":
+      onError(frame, handler);
+      break;
+    default:
+      break;
+  }
+}
+
+function onTable(frame) {
+  if (app.table && app.table.table_id !== frame.table_id) resetTable();
+  app.table = frame;
+  if (frame.rematch && !app.rematch) app.rematch = { ...frame.rematch, host: frame.seats[0]?.name };
+  const invited = normalizeCode(invitedCode());
+  if (invited && normalizeCode(frame.code) !== invited && frame.state === "over") {
+    // An invitation to another table while this seat's game is over: go and accept it.
+    freshStart(() => {
+      showScreen("home");
+      home.render();
+    });
+    return;
+  }
+  if (frame.state === "open") {
+    showScreen("table");
+    tableScreen.render();
+  } else if (app.view) {
+    enterGame();
+  } else if (frame.state === "closed") {
+    // Closed before any game (expired idle, or emptied): nothing to sit at any more.
+    goHome();
+    toast(t("error.table_closed"));
+  }
+}
+
+function enterGame() {
+  if (!app.table) return;
+  showScreen("game");
+  game.update();
+}
+
+function onError(frame, handler) {
+  if (frame.code === "bad_token") {
+    // The seat is gone (left, or the table was closed): start afresh.
+    goHome();
+    return;
+  }
+  if (handler) {
+    handler(frame);
+    return;
+  }
+  toast(errorText(frame));
+  if (app.screen === "loading" && !app.table) goHome();
+}
+
+// Connection banner ----------------------------------------------------------------------
+
+let bannerTimer = null;
+
+function showBanner(text, action, onAction) {
+  const banner = $("#banner");
+  const message = $("#banner-text");
+  message.textContent = text;
+  const button = $("#banner-action");
+  show(button, Boolean(action));
+  if (action) {
+    button.textContent = action;
+    button.onclick = onAction;
+  }
+  show(banner, true);
+}
+
+function hideBanner() {
+  clearInterval(bannerTimer);
+  show($("#banner"), false);
+}
+
+function onStatus(status, detail) {
+  if (status === "open") {
+    hideBanner();
+    return;
+  }
+  if (status === "lost") {
+    app.welcomed = false;
+    const until = Date.now() + (detail?.retryIn ?? 0);
+    const draw = () => {
+      const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      showBanner(
+        seconds > 0 ? t("conn.lost", { seconds }) : t("conn.retrying"),
+        t("conn.retry"),
+        () => net.retryNow(),
+      );
+    };
+    clearInterval(bannerTimer);
+    draw();
+    bannerTimer = setInterval(draw, 500);
+    return;
+  }
+  if (status === "replaced") {
+    clearInterval(bannerTimer);
+    showBanner(t("conn.replaced"), t("conn.take_back"), () => net.restart());
+  }
+}
+
+function hello() {
+  const frame = { type: "hello", protocol: PROTOCOL };
+  if (app.token) {
+    frame.token = app.token;
+    if (app.seq >= 0) frame.last_seq = app.seq;
+  }
+  return frame;
+}
+
+// Language switcher ----------------------------------------------------------------------
+
+function buildSwitcher() {
+  const select = $("#lang");
+  clear(select);
+  for (const code of LANGUAGES) {
+    select.append(el("option", { text: t(`lang.${code}`), attrs: { value: code, lang: code } }));
+  }
+  select.value = document.documentElement.lang;
+}
+
+async function start() {
+  await setLanguage(initialLanguage());
+  buildSwitcher();
+  onLanguageChange(() => {
+    buildSwitcher();
+    render();
+  });
+  $("#lang").addEventListener("change", (event) => setLanguage(event.target.value, { remember: true }));
+  initDialogs();
+  const ctx = { app, request, errorText, joinNewTable, goHome, toast };
+  home = new Home(ctx);
+  tableScreen = new TableScreen(ctx);
+  game = new Game(ctx);
+  net = new Net({ hello, onFrame, onStatus });
+  net.connect();
+}
+
+start();

@@ -1,0 +1,95 @@
+// The table before the start: its code (copy, share link), the seats in arrival order with
+// the host marked, "start" for the host once enough are seated, "leave" (R2).
+import { $, clear, el, show } from "./dom.js";
+import { t, tNodes } from "./i18n.js";
+import { bdi } from "./panels.js";
+
+export function shareLink(code) {
+  return `${location.origin}/?join=${encodeURIComponent(code)}`;
+}
+
+async function copy(text, input) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Not a secure context, or no permission: select the text and use the old command.
+    input.focus();
+    input.select();
+    try {
+      return document.execCommand("copy");
+    } catch {
+      return false;
+    }
+  }
+}
+
+export class TableScreen {
+  /** ctx: { app, request(frame, onReply), errorText(frame) } */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.error = null;
+    this.copied = null;
+    $("#copy-code").addEventListener("click", () => this.copy("code", this.ctx.app.table?.code ?? "", $("#table-code-text")));
+    $("#copy-link").addEventListener("click", () => this.copy("link", $("#share-link").value, $("#share-link")));
+    $("#start-game").addEventListener("click", () => {
+      this.error = null;
+      this.ctx.request({ type: "start" }, (reply) => {
+        if (reply.type === "error") {
+          this.error = () => this.ctx.errorText(reply);
+          this.render();
+        }
+      });
+    });
+    $("#leave-table").addEventListener("click", () => {
+      this.ctx.request({ type: "leave" }, (reply) => {
+        if (reply.type === "error") {
+          this.error = () => this.ctx.errorText(reply);
+          this.render();
+        }
+      });
+    });
+  }
+
+  async copy(what, text, input) {
+    const ok = await copy(text, input);
+    this.copied = ok ? what : null;
+    $("#copy-status").textContent = ok ? t("table.copied") : "";
+    clearTimeout(this.copyTimer);
+    this.copyTimer = setTimeout(() => {
+      $("#copy-status").textContent = "";
+    }, 2500);
+  }
+
+  render() {
+    const table = this.ctx.app.table;
+    if (!table) return;
+    $("#table-code-text").value = table.code;
+    $("#share-link").value = shareLink(table.code);
+    const list = clear($("#seat-list"));
+    table.seats.forEach((seat, index) => {
+      const item = el("li", { class: `seat ${seat.connected ? "online" : "offline"}`, data: { seat: String(index) } }, [
+        el("span", { class: "conn-dot", attrs: { "aria-hidden": "true" } }),
+        el("span", { class: "player-name" }, [bdi(seat.name)]),
+      ]);
+      if (seat.host) item.append(el("span", { class: "badge host", text: t("table.host") }));
+      if (index === table.you) item.append(el("span", { class: "badge", text: t("game.you") }));
+      item.append(el("span", { class: "visually-hidden", text: t(seat.connected ? "seat.connected" : "seat.disconnected") }));
+      list.append(item);
+    });
+    for (let i = table.seats.length; i < table.max_seats; i += 1) {
+      list.append(el("li", { class: "seat free", text: t("table.free") }));
+    }
+    $("#seat-count").textContent = t("table.seat_count", { count: table.seats.length, max: table.max_seats });
+    // The first to arrive hosts; if the host leaves, the lobby hands over to the next one.
+    const hostSeat = table.seats.find((seat) => seat.host) ?? table.seats[0];
+    const host = Boolean(table.seats[table.you]?.host);
+    const enough = table.seats.length >= table.min_seats;
+    show($("#start-game"), host);
+    $("#start-game").disabled = !enough;
+    const hint = clear($("#table-hint"));
+    if (host) hint.append(t(enough ? "table.host_can_start" : "table.wait_players", { min: table.min_seats }));
+    else hint.append(tNodes("table.wait_host", { host: bdi(hostSeat?.name ?? "") }));
+    $("#table-error").textContent = this.error ? this.error() : "";
+  }
+}

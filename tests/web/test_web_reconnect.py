@@ -1,0 +1,108 @@
+"""Connections (R29): a lost connection shows a banner, retries with backoff and restores the
+board, the log and the clock without a reload; the table passes for the absent player and the
+other sees the seat disconnected; a second tab takes the seat over, and can give it back."""
+
+from __future__ import annotations
+
+import web_browser
+from lexio_testing import GatewayFactory, GatewayHandle, LoopThread
+from playwright.sync_api import WebSocketRoute
+from web_browser import PlayerFactory
+from web_words import legal_move
+
+# The shared browser fixtures (pytest finds them by these names).
+browser = web_browser.browser
+players = web_browser.players
+
+
+class Network:
+    """Bruno's network, through Playwright's WebSocket routing: while it is down, every new
+    connection is refused; ``cut`` also drops his connection on the server's side."""
+
+    def __init__(self, loop_thread: LoopThread, gateway: GatewayHandle, name: str) -> None:
+        self.down = False
+        self.loop_thread = loop_thread
+        self.gateway = gateway
+        self.name = name
+
+    def route(self, page_side: WebSocketRoute) -> None:
+        if self.down:
+            page_side.close(code=1011, reason="network down")
+        else:
+            page_side.connect_to_server()
+
+    def cut(self) -> None:
+        self.down = True
+
+        async def drop() -> None:
+            for conn in list(self.gateway.hub.connections):
+                if conn.seat is not None and conn.seat.name == self.name:
+                    await conn.ws.close(code=1011)
+
+        self.loop_thread.run(drop())
+
+
+def test_lost_connection_banner_backoff_and_resume_without_reload(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, players: PlayerFactory
+) -> None:
+    gateway = gateway_factory(seed=5, disconnect_grace=1.0)
+    ana = players(gateway.url + "/")
+    code = ana.create("Ana")
+    bruno = players(gateway.url + "/")
+    network = Network(loop_thread, gateway, "Bruno")
+    bruno.page.route_web_socket("**/ws", network.route)
+    bruno.page.reload()
+    bruno.join(code, "Bruno")
+    ana.page.locator("#start-game:enabled").click()
+    for player in (ana, bruno):
+        player.wait_screen("game")
+        player.wait_js("window.lexio.view !== null")
+    bruno.js("window.notReloaded = true")
+
+    network.cut()
+    banner = bruno.page.locator("#banner")
+    banner.wait_for()
+    assert "Connexion perdue" in banner.inner_text()
+    ana.wait_js("document.querySelector('#players [data-seat=\"1\"]').matches('.offline')")
+    assert "déconnecté" in ana.text("#players [data-seat='1']")
+
+    # Meanwhile Ana plays; then Bruno's turn passes by the table (he is away, R29).
+    view = ana.view()
+    ana.place_by_click(legal_move(view["board"], view["rack"], 1))
+    ana.page.click("#btn-validate")
+    ana.wait_log(2, timeout=15)
+    assert "Bruno était déconnecté : la table a passé pour lui." in ana.log_text()
+    bruno.page.wait_for_timeout(1200)
+    assert banner.is_visible()  # still retrying, with backoff
+
+    network.down = False
+    bruno.page.locator("#banner-action").click()  # "retry now"
+    banner.wait_for(state="hidden")
+    bruno.wait_log(2)
+    assert bruno.js("window.notReloaded") is True
+    assert bruno.js("window.lexio.view.board") == ana.js("window.lexio.view.board")
+    log = bruno.log_text()
+    assert "Ana :" in log and "la table a passé pour lui" in log
+    assert bruno.text("#turn-status") == "Au tour de Ana"
+    assert bruno.page.locator("#board .tile").count() >= 2
+    clock = bruno.text("#clock")
+    assert clock.startswith(("1:", "2:0")), clock
+    ana.wait_js("document.querySelector('#players [data-seat=\"1\"]').matches('.online')")
+
+
+def test_a_second_tab_takes_the_seat_and_the_first_can_take_it_back(
+    gateway_factory: GatewayFactory, players: PlayerFactory
+) -> None:
+    gateway = gateway_factory(seed=5)
+    ana = players(gateway.url + "/")
+    ana.create("Ana")
+    second = ana.page.context.new_page()
+    second.goto(gateway.url + "/")
+    second.locator("#screen-table").wait_for()  # same storage: the same seat, resumed
+    ana.page.locator("#banner").wait_for()
+    assert "autre onglet" in ana.text("#banner")
+    ana.page.click("#banner-action")  # "play here"
+    second.locator("#banner").wait_for()
+    ana.page.locator("#banner").wait_for(state="hidden")
+    assert ana.seat() == 0
+    second.close()

@@ -1,0 +1,114 @@
+"""The browser for the web client's tests: Debian's Chromium driven by Playwright.
+
+Never a downloaded browser: Chromium is the system's (``apt-get install chromium``), at
+``/usr/bin/chromium`` unless ``LEXIO_CHROMIUM`` says otherwise. A missing browser fails the
+tests with a clear message: CI must never skip them silently.
+
+Test modules take the fixtures by name::
+
+    import web_browser
+
+    browser = web_browser.browser
+    players = web_browser.players
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Playwright, sync_playwright
+from web_pages import Player
+
+CHROMIUM = Path(os.environ.get("LEXIO_CHROMIUM", "/usr/bin/chromium"))
+# This machine (and CI) has no network: keep Chromium from phoning home.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+PlayerFactory = Callable[..., Player]
+
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def screenshot_path(name: str, tmp_path: Path) -> Path:
+    """Where a test saves the screenshot ``name``: docs/screenshots/ (the README's) when
+    LEXIO_SCREENSHOTS=1, else the test's own temporary directory, so that an ordinary run
+    leaves the working tree as it found it."""
+    if os.environ.get("LEXIO_SCREENSHOTS") == "1":
+        return DOCS_SCREENSHOTS / name
+    return tmp_path / name
+
+
+class _Shared:
+    """One Playwright and one Chromium for the whole session. Each test module imports the
+    ``browser`` fixture, which makes one session fixture per module: they share this (a second
+    sync Playwright in the same thread is not possible) and the last one out closes it."""
+
+    playwright: Playwright | None = None
+    browser: Browser | None = None
+    users = 0
+
+    @classmethod
+    def acquire(cls) -> Browser:
+        if cls.browser is None:
+            cls.playwright = sync_playwright().start()
+            cls.browser = cls.playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+        cls.users += 1
+        return cls.browser
+
+    @classmethod
+    def release(cls) -> None:
+        cls.users -= 1
+        if cls.users == 0 and cls.playwright is not None and cls.browser is not None:
+            cls.browser.close()
+            cls.playwright.stop()
+            cls.browser = cls.playwright = None
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.is_file():
+        pytest.fail(
+            f"Chromium is missing at {CHROMIUM}: the web client's browser tests need Debian's "
+            "chromium (`apt-get install chromium`, done by `make test` set-up) or LEXIO_CHROMIUM "
+            "pointing at a Chromium binary. They are never skipped.",
+            pytrace=False,
+        )
+    yield _Shared.acquire()
+    _Shared.release()
+
+
+@pytest.fixture
+def players(browser: Browser) -> Iterator[PlayerFactory]:
+    """``players(url, locale="fr-FR", width=1280, height=900)``: one browser context (one
+    person) per call, its page open at ``url``. At the end: no page error, no CSP violation."""
+    opened: list[Player] = []
+
+    def open_player(
+        url: str, locale: str = "fr-FR", width: int = 1280, height: int = 900
+    ) -> Player:
+        context = browser.new_context(
+            locale=locale, viewport={"width": width, "height": height}, service_workers="block"
+        )
+        context.set_default_timeout(10_000)
+        player = Player(context.new_page())
+        opened.append(player)
+        player.page.goto(url)
+        return player
+
+    yield open_player
+    problems = [problem for player in opened for problem in player.problems]
+    for player in opened:
+        player.page.context.close()
+    assert not problems, problems

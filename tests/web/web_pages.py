@@ -1,0 +1,150 @@
+"""One person in front of the web client: a Playwright page and what they can do on it.
+
+The page's state is read through ``window.lexio`` (what the client keeps: table, view, log);
+everything else goes through what a player sees and clicks. ``page.wait_for_function`` cannot
+be used: the gateway's CSP forbids ``eval``, so conditions are polled with ``evaluate``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from playwright.sync_api import ConsoleMessage, Error, Locator, Page
+
+from lexio_rules import Place, TilePlacement
+
+CSP_WORDS = ("Content Security Policy", "Refused to")
+
+
+class Player:
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.problems: list[str] = []
+        page.on("pageerror", self._page_error)
+        page.on("console", self._console)
+
+    def _page_error(self, error: Error) -> None:
+        self.problems.append(f"page error: {error}")
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error" and any(w in message.text for w in CSP_WORDS):
+            self.problems.append(f"CSP: {message.text}")
+
+    # Reading the page ---------------------------------------------------------------------
+
+    def js(self, expression: str) -> Any:
+        return self.page.evaluate(expression)
+
+    def wait_js(self, expression: str, timeout: float = 10.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.page.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"still false after {timeout} s: {expression}")
+            time.sleep(0.05)
+
+    def view(self) -> dict[str, Any]:
+        view: dict[str, Any] = self.js("window.lexio.view")
+        return view
+
+    def seat(self) -> int:
+        seat: int = self.js("window.lexio.table.you")
+        return seat
+
+    def wait_log(self, length: int, timeout: float = 10.0) -> None:
+        self.wait_js(
+            f"window.lexio.log.length >= {length} && window.lexio.view "
+            f"&& window.lexio.seq >= {length}",
+            timeout,
+        )
+
+    def wait_screen(self, name: str) -> None:
+        self.page.locator(f"#screen-{name}").wait_for(state="visible")
+
+    def text(self, selector: str) -> str:
+        return self.page.locator(selector).inner_text()
+
+    def log_text(self) -> str:
+        return self.text("#log")
+
+    def cell(self, row: int, col: int) -> Locator:
+        return self.page.locator(f'#board .cell[data-row="{row}"][data-col="{col}"]')
+
+    def rack_tile(self, letter: str) -> Locator:
+        if letter == "?":
+            return self.page.locator("#rack .rack-tile:has(.tile.blank)").first
+        return self.page.locator(f'#rack .rack-tile:has(.tile-letter:text-is("{letter}"))').first
+
+    # Home and table -----------------------------------------------------------------------
+
+    def create(self, name: str) -> str:
+        self.wait_screen("home")
+        self.page.fill("#home-name", name)
+        self.page.click("#home-create")
+        self.wait_screen("table")
+        return self.page.input_value("#table-code-text")
+
+    def join(self, code: str, name: str) -> None:
+        self.wait_screen("home")
+        self.page.fill("#home-name", name)
+        self.page.fill("#home-code", code)
+        self.page.click("#home-join")
+        self.wait_screen("table")
+
+    # Placing ------------------------------------------------------------------------------
+
+    @staticmethod
+    def rack_letter(tile: TilePlacement) -> str:
+        return "?" if tile.blank else tile.letter
+
+    def choose_blank(self, tile: TilePlacement) -> None:
+        if tile.blank:
+            self.page.click(f'#dlg-blank [data-letter="{tile.letter}"]')
+
+    def place_by_drag(self, place: Place) -> None:
+        for tile in place.tiles:
+            self.rack_tile(self.rack_letter(tile)).drag_to(self.cell(tile.row, tile.col))
+            self.choose_blank(tile)
+
+    def place_by_click(self, place: Place) -> None:
+        for tile in place.tiles:
+            self.rack_tile(self.rack_letter(tile)).click()
+            self.cell(tile.row, tile.col).click()
+            self.choose_blank(tile)
+
+    def cursor(self) -> tuple[int, int, bool]:
+        cell = self.page.locator("#board .cell.cursor")
+        classes = cell.get_attribute("class") or ""
+        row = int(cell.get_attribute("data-row") or -1)
+        col = int(cell.get_attribute("data-col") or -1)
+        return row, col, "dir-across" in classes
+
+    def place_by_keyboard(self, place: Place, *, mirrored: bool = False) -> None:
+        """Keyboard only: focus the board, arrows to the first cell, Space for the direction,
+        then type the letters (the cursor skips tiles already on the board)."""
+        tiles = sorted(place.tiles, key=lambda t: (t.row, t.col))
+        across = len(tiles) == 1 or tiles[0].row == tiles[-1].row
+        self.page.focus("#board .cell.cursor")
+        row, col, direction = self.cursor()
+        keyboard = self.page.keyboard
+        first = tiles[0]
+        vertical = "ArrowDown" if first.row > row else "ArrowUp"
+        for _ in range(abs(first.row - row)):
+            keyboard.press(vertical)
+        right = first.col > col
+        if mirrored:
+            right = not right
+        for _ in range(abs(first.col - col)):
+            keyboard.press("ArrowRight" if right else "ArrowLeft")
+        assert self.cursor()[:2] == (first.row, first.col)
+        if direction != across:
+            keyboard.press("Space")
+        for tile in tiles:
+            keyboard.press(tile.letter)
+
+    def preview_text(self) -> str:
+        self.page.locator("#preview .preview-score").wait_for()
+        return self.text("#preview")
