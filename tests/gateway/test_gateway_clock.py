@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
+import aiohttp
 from gateway_play import seated_table, started_table
 from lexio_testing import GatewayFactory, LoopThread
 
@@ -122,5 +124,34 @@ def test_the_newest_tab_of_a_seat_wins(
                 await second_tab.pass_turn()
                 await bruno.wait_view(1)
                 assert [s["connected"] for s in bruno.table["seats"]] == [True, True]
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_a_peer_that_stops_answering_pings_is_closed(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """Heartbeats: the server pings; a dead peer (no pong) is closed and its seat freed."""
+    gateway = gateway_factory(heartbeat=0.4)
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            await started_table([ana, bruno])
+            async with aiohttp.ClientSession() as session:
+                mute = await session.ws_connect(f"{gateway.url}/ws", autoping=False)
+                await mute.send_str(
+                    json.dumps({"type": "hello", "protocol": 1, "token": bruno.token})
+                )
+                await bruno.wait_for(lambda f: f["type"] == "replaced")
+                started = asyncio.get_running_loop().time()
+                while not mute.closed:
+                    message = await asyncio.wait_for(mute.receive(), 5)
+                    if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                        break
+                assert asyncio.get_running_loop().time() - started < 5
+            table = await ana.wait_for(
+                lambda f: f["type"] == "table" and not f["seats"][1]["connected"]
+            )
+            assert table["seats"][0]["connected"]
 
     loop_thread.run(scenario(), timeout=30)

@@ -1,4 +1,5 @@
-"""The ``lexio`` command line: ``lexio replay RECORD.json`` (record-format.md).
+"""The ``lexio`` command line: ``lexio replay RECORD.json`` (record-format.md) and
+``lexio play URL --name NAME [--join CODE]`` (a terminal client of the gateway).
 
 Replay runs the very rules code of a live table. The default lexicon is the shipped French
 list; a record's own ``lexicon`` replaces it, normalised like the real list.
@@ -40,11 +41,18 @@ def _replay(path: Path) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["play"]:
+        # The terminal client lives with the protocol's reference client.
+        from lexio_client.terminal import main as play_main  # noqa: PLC0415
+
+        return play_main(args_list[1:])
     parser = argparse.ArgumentParser(prog="lexio", description="Lexio command line")
     commands = parser.add_subparsers(dest="command", required=True)
     replay_cmd = commands.add_parser("replay", help="replay a lexio-record/1 file")
     replay_cmd.add_argument("record", type=Path, help="the record (JSON)")
-    args = parser.parse_args(argv)
+    commands.add_parser("play", help="play at a table from a terminal (lexio play --help)")
+    args = parser.parse_args(args_list)
     if args.command == "replay":
         return _replay(args.record)
     parser.error(f"unknown command {args.command}")

@@ -51,6 +51,8 @@ class GatewayClient:
         self.seq = -1
         self.games: dict[str, bool] = {}
         self.closed = asyncio.Event()
+        self.on_frame: Callable[[Frame], object] | None = None
+        """Called with every frame received (``lexio play`` prints them)."""
 
     @classmethod
     @asynccontextmanager
@@ -114,6 +116,8 @@ class GatewayClient:
 
     def _receive(self, frame: Frame) -> None:
         self.frames.append(frame)
+        if self.on_frame is not None:
+            self.on_frame(frame)
         kind = frame["type"]
         if kind == "seated":
             self.token = frame["token"]
