@@ -62,6 +62,7 @@ bench: setup
 	$(BIN)/python bench/engine_bench.py
 	$(BIN)/python bench/lexicon_bench.py
 	$(BIN)/python bench/lobby_bench.py
+	$(BIN)/python bench/ws_memory_bench.py 2000
 
 # Rebuilds services/lexicon/lexio_lexicon/data/ from Debian's wfrench package.
 wordlist: setup

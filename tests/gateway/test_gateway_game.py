@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
 import pytest
-from gateway_play import bot, play_to_the_end, seated_table, started_table, to_play
+from gateway_play import (
+    bot,
+    french_words,
+    play_to_the_end,
+    seated_table,
+    started_table,
+    to_play,
+)
 from lexio_testing import GatewayFactory, LoopThread
 
 from lexio_client import ServerError
@@ -155,3 +163,56 @@ def test_frames_to_a_seat_never_hold_another_rack_or_the_bag(
                                 assert f'"rack": "{rack}"' not in text
 
     loop_thread.run(scenario(), timeout=120)
+
+
+def test_r19_r20_a_refusal_goes_only_to_the_player_and_shows_the_reserve(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    gateway = gateway_factory()
+    words = set(french_words())
+
+    async def scenario() -> None:
+        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            await started_table([ana, bruno])
+            rack = [t for t in ana.view["rack"] if t != "?"]
+            pair = next(
+                (a, b) for i, a in enumerate(rack) for b in rack[i + 1 :] if a + b not in words
+            )
+            bruno_seen = len(bruno.frames)
+            with pytest.raises(ServerError) as refused:
+                await ana.place((6, 6, pair[0]), (6, 7, pair[1]))
+            frame = refused.value.frame
+            assert frame["type"] == "refused"
+            assert (frame["reason"], frame["words"]) == ("unknown_words", [pair[0] + pair[1]])
+            assert (frame["reserve_tries"], 0 < frame["reserve_next_in"] <= 15) == (9, True)
+            view = await ana.wait_for(lambda f: f["type"] == "view")
+            assert view["view"]["reserve_tries"] == 9 and view["seq"] == 0
+            await asyncio.sleep(0.1)
+            assert bruno.frames[bruno_seen:] == []
+            assert ana.view["turn"] == 0 and ana.seq == 0  # still Ana's turn, nothing played
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_seat_tokens_never_reach_the_logs(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    gateway = gateway_factory()
+    caplog.set_level(logging.DEBUG)
+
+    async def scenario() -> list[str]:
+        async with seated_table(gateway.url, ["Ana", "Bruno"]) as clients:
+            await started_table(clients)
+            await clients[0].pass_turn()
+            await clients[1].drop()
+            await clients[1].open()
+            return [c.token for c in clients if c.token]
+
+    tokens = loop_thread.run(scenario(), timeout=30)
+    assert len(tokens) == 2
+    logged = "\n".join(
+        f"{r.getMessage()} {vars(r)}" for r in caplog.records if r.name.startswith("lexio")
+    )
+    assert "seated" in logged  # the gateway did log the seating…
+    for token in tokens:
+        assert token not in logged  # …never the secret
