@@ -15,8 +15,8 @@ from aiohttp import web
 
 from lexio_gateway.app import create_app
 from lexio_gateway.config import GatewayConfig
+from lexio_gateway.hub import TableHub
 from lexio_gateway.state import HUB
-from lexio_gateway.tables import TableHub
 
 T = TypeVar("T")
 

@@ -16,9 +16,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from lexio_gateway import state as keys
 from lexio_gateway.config import GatewayConfig
 from lexio_gateway.games import LexioAdapter
+from lexio_gateway.hub import TableHub
 from lexio_gateway.lobby_client import LobbyClient
+from lexio_gateway.room import TableSettings
 from lexio_gateway.store import SqliteTableStore
-from lexio_gateway.tables import TableHub, TableSettings
 from lexio_gateway.ws import websocket
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from lexio_gateway.protocol import encode
 from lexio_gateway.records import SeatToken
 
 if TYPE_CHECKING:
-    from lexio_gateway.tables import TableRoom
+    from lexio_gateway.room import TableRoom
 
 
 class TokenBucket:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from lexio_gateway.config import GatewayConfig
-from lexio_gateway.tables import TableHub
+from lexio_gateway.hub import TableHub
 
 CONFIG = web.AppKey("config", GatewayConfig)
 HUB = web.AppKey("hub", TableHub)

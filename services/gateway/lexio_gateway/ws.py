@@ -11,6 +11,7 @@ from aiohttp import WSMsgType, web
 
 from lexio_gateway import state as keys
 from lexio_gateway.connection import Connection, TokenBucket
+from lexio_gateway.hub import TableHub
 from lexio_gateway.metrics import CONNECTED_CLIENTS, FRAMES, TURN_SECONDS
 from lexio_gateway.protocol import (
     PROTOCOL_VERSION,
@@ -21,7 +22,7 @@ from lexio_gateway.protocol import (
     text_field,
 )
 from lexio_gateway.records import TableStatus
-from lexio_gateway.tables import TableHub, TableRoom
+from lexio_gateway.room import TableRoom
 
 log = logging.getLogger(__name__)
 

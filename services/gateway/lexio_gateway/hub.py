@@ -1,0 +1,279 @@
+"""Every table this gateway holds, the seats' tokens, and the lobby calls that seat players."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from lexio_gateway.connection import Connection
+from lexio_gateway.games import GameAdapter
+from lexio_gateway.lobby_client import LobbyClient, LobbyError, LobbyTable
+from lexio_gateway.metrics import ACTIVE_TABLES
+from lexio_gateway.protocol import ProtocolError
+from lexio_gateway.records import SeatToken, TableRecord, TableStatus
+from lexio_gateway.room import CLOSE_SERVICE_RESTART, TableRoom, TableSettings, new_id, token_hash
+from lexio_gateway.store import TableStore
+
+log = logging.getLogger(__name__)
+
+
+class TableHub:
+    """Every room of this gateway, the seats' tokens, and the lobby calls that seat players."""
+
+    def __init__(
+        self,
+        *,
+        store: TableStore,
+        lobby: LobbyClient,
+        adapters: dict[str, GameAdapter],
+        settings: TableSettings,
+        clock: Callable[[], float],
+        seeds: Callable[[], int] = lambda: secrets.randbits(63),
+    ) -> None:
+        self.seeds = seeds
+        """Where each game's bag seed comes from (injectable, like the clock, for tests)."""
+        self.store = store
+        self.lobby = lobby
+        self.adapters = adapters
+        self.settings = settings
+        self.clock = clock
+        self.rooms: dict[str, TableRoom] = {}
+        self.connections: set[Connection] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._games: dict[str, bool] = {}
+        self.closing = False
+        self._games_at = float("-inf")
+
+    async def close_in_lobby(self, table_id: str, host_id: str) -> None:
+        """A finished game's table closes in the lobby (in the host's name), so it can be
+        purged there; the game itself stays here for its players to reread."""
+        try:
+            await self.lobby.close(table_id, host_id)
+        except LobbyError as e:
+            log.warning("lobby close failed", extra={"table_id": table_id, "code": e.code})
+
+    async def available_games(self) -> dict[str, bool]:
+        """R18: which games can be offered now, as the lobby sees them (cached briefly)."""
+        now = self.clock()
+        if now - self._games_at > 2.0:
+            try:
+                games = await self.lobby.games()
+            except LobbyError:
+                games = {}
+            self._games = {name: games.get(name, False) for name in self.adapters}
+            self._games_at = now
+        return self._games
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def room(self, table_id: str) -> TableRoom | None:
+        room = self.rooms.get(table_id)
+        if room is None:
+            record = await self.store.get_table(table_id)
+            if record is None:
+                return None
+            room = self.rooms.setdefault(table_id, TableRoom(self, record))
+        return room
+
+    async def recover(self) -> int:
+        """After a restart: every game in play resumes its clock; nobody is connected yet."""
+        now = self.clock()
+        records = await self.store.tables_in_play()
+        for record in records:
+            room = self.rooms.setdefault(record.table_id, TableRoom(self, record))
+            room.away_since = {p.player_id: now for p in record.players}
+            room.recent.extend(
+                await self.store.events_after(
+                    record.table_id,
+                    max(0, record.seq - self.settings.replay_events),
+                    self.settings.replay_events,
+                )
+            )
+            room._schedule_clock()
+        ACTIVE_TABLES.set(len(records))
+        return len(records)
+
+    async def _seat(
+        self, conn: Connection, lobby_table: LobbyTable, code: str, player_id: str, name: str
+    ) -> str:
+        """Mint the seat's token and move the connection into the table's room."""
+        room = await self.room(lobby_table.table_id)
+        if room is None:
+            record = TableRecord(lobby_table.table_id, lobby_table.game, code, TableStatus.OPEN)
+            await self.store.create_table(record)
+            room = self.rooms.setdefault(record.table_id, TableRoom(self, record))
+        room.lobby_table = lobby_table
+        token = secrets.token_urlsafe(32)
+        await self.store.add_token(token_hash(token), SeatToken(room.table_id, player_id, name))
+        await self.leave_room(conn)
+        conn.seat = SeatToken(room.table_id, player_id, name)
+        return token
+
+    def _adapter(self, game: str, action_id: str) -> GameAdapter:
+        adapter = self.adapters.get(game)
+        if adapter is None:
+            raise ProtocolError("unknown_game", id=action_id)
+        return adapter
+
+    async def create(self, conn: Connection, action_id: str, name: str, game: str) -> None:
+        self._adapter(game, action_id)
+        player_id = new_id("p")
+        try:
+            lobby_table, code = await self.lobby.create(game, player_id, name, conn.caller)
+        except LobbyError as e:
+            raise ProtocolError(e.code, id=action_id) from None
+        await self._seated(
+            conn, action_id, lobby_table=lobby_table, code=code, player_id=player_id, name=name
+        )
+
+    async def join(self, conn: Connection, action_id: str, code: str, name: str) -> None:
+        player_id = new_id("p")
+        try:
+            lobby_table = await self.lobby.join(code, player_id, name, conn.caller)
+            _, formatted = await self.lobby.get(lobby_table.table_id, player_id)
+        except LobbyError as e:
+            raise ProtocolError(e.code, id=action_id) from None
+        self._adapter(lobby_table.game, action_id)
+        await self._seated(
+            conn,
+            action_id,
+            lobby_table=lobby_table,
+            code=formatted,
+            player_id=player_id,
+            name=name,
+        )
+
+    async def _seated(
+        self,
+        conn: Connection,
+        action_id: str,
+        *,
+        lobby_table: LobbyTable,
+        code: str,
+        player_id: str,
+        name: str,
+    ) -> None:
+        token = await self._seat(conn, lobby_table, code, player_id, name)
+        await conn.send(
+            {
+                "type": "seated",
+                "id": action_id,
+                "token": token,
+                "table_id": lobby_table.table_id,
+                "code": code,
+                "player": player_id,
+            }
+        )
+        room = await self.room(lobby_table.table_id)
+        assert room is not None
+        await room.attach(conn, None)
+        log.info("seated", extra={"table_id": room.table_id, "seat": room.seat_of(player_id)})
+
+    async def resume(self, conn: Connection, token: str, last_seq: int | None) -> None:
+        digest = token_hash(token)
+        seat = await self.store.find_token(digest)
+        if seat is None:
+            raise ProtocolError("bad_token")
+        room = await self.room(seat.table_id)
+        if room is None:
+            raise ProtocolError("bad_token")
+        if room.record.status is TableStatus.OPEN:
+            try:
+                room.lobby_table, _ = await self.lobby.get(room.table_id, seat.player_id)
+            except LobbyError as e:
+                raise ProtocolError(e.code) from None
+            if room.lobby_table.seat_of(seat.player_id) < 0:
+                await self.store.drop_token(digest)
+                raise ProtocolError("bad_token")
+        await self.leave_room(conn)
+        conn.seat = seat
+        await room.attach(conn, last_seq)
+
+    async def leave(self, conn: Connection, action_id: str) -> None:
+        """Give up a seat before the start (the lobby moves later arrivals up)."""
+        room, seat = conn.room, conn.seat
+        if room is None or seat is None:
+            raise ProtocolError("not_seated", id=action_id)
+        if room.record.status is not TableStatus.OPEN:
+            raise ProtocolError("game_started", id=action_id)
+        try:
+            room.lobby_table = await self.lobby.leave(room.table_id, seat.player_id)
+        except LobbyError as e:
+            raise ProtocolError(e.code, id=action_id) from None
+        await room.detach(conn)
+        conn.seat = None
+        await conn.send({"type": "left", "id": action_id})
+        await room.broadcast_table()
+
+    async def rematch(self, conn: Connection, action_id: str) -> None:
+        """After the end, the host opens a new table; the others are offered its code."""
+        room, seat = conn.room, conn.seat
+        if room is None or seat is None:
+            raise ProtocolError("not_seated", id=action_id)
+        if room.record.status is not TableStatus.OVER:
+            raise ProtocolError("not_over", id=action_id)
+        if room.seat_of(seat.player_id) != 0:
+            raise ProtocolError("not_host", id=action_id)
+        async with room.lock:
+            if not room.record.rematch_code:
+                player_id = new_id("p")
+                try:
+                    lobby_table, code = await self.lobby.create(
+                        room.record.game, player_id, seat.name, conn.caller
+                    )
+                except LobbyError as e:
+                    raise ProtocolError(e.code, id=action_id) from None
+                before = room.record
+                after = dataclasses.replace(
+                    before,
+                    version=before.version + 1,
+                    rematch_code=code,
+                    rematch_table_id=lobby_table.table_id,
+                )
+                await self.store.save_table(after, before.version)
+                room.record = after
+                host_seat: tuple[LobbyTable, str, str] | None = (lobby_table, code, player_id)
+            else:
+                host_seat = None
+        offer = {
+            "type": "rematch",
+            "code": room.record.rematch_code,
+            "table_id": room.record.rematch_table_id,
+            "host": seat.name,
+        }
+        for player_id, peer in list(room.connections.items()):
+            if player_id != seat.player_id or host_seat is None:
+                await peer.send(offer)
+        if host_seat is not None:
+            lobby_table, code, player_id = host_seat
+            await self._seated(
+                conn,
+                action_id,
+                lobby_table=lobby_table,
+                code=code,
+                player_id=player_id,
+                name=seat.name,
+            )
+
+    async def leave_room(self, conn: Connection) -> None:
+        if conn.room is not None and conn.seat is not None:
+            await conn.room.detach(conn)
+        conn.room = None
+
+    async def shutdown(self) -> None:
+        """Tell every client to come back later, and stop the clocks."""
+        self.closing = True
+        for room in self.rooms.values():
+            room.stop_clock()
+        for conn in list(self.connections):
+            await conn.send({"type": "reconnect", "reason": "shutdown"})
+            await conn.close(CLOSE_SERVICE_RESTART, "shutdown")
+        for task in list(self._tasks):
+            task.cancel()
