@@ -9,7 +9,7 @@ STAMP_DEPS := $(VENV)/.deps
 STAMP_GEN := gen/.stamp
 STAMP_INSTALL := $(VENV)/.installed
 
-.PHONY: setup test test-slow lint fmt run bench clean wordlist browser
+.PHONY: setup test test-slow lint fmt run bench clean wordlist browser redis
 
 setup: $(STAMP_INSTALL)
 
@@ -49,7 +49,14 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-core; \
 	else echo "Chromium is missing: sudo apt-get install chromium" >&2; exit 1; fi
 
-test: setup lint browser
+# The Redis backend's tests start Debian's redis-server on a free loopback port.
+redis:
+	@if command -v redis-server >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; \
+	else echo "redis-server is missing: sudo apt-get install redis-server" >&2; exit 1; fi
+
+test: setup lint browser redis
 	$(BIN)/pytest -m "not slow"
 
 test-slow: setup

@@ -12,7 +12,14 @@ from typing import Any
 
 import grpc
 import pytest
-from lexio_testing import GatewayFactory, GatewayHandle, LoopThread, start_gateway
+from lexio_testing import (
+    GatewayFactory,
+    GatewayHandle,
+    LoopThread,
+    RedisServer,
+    free_port,
+    start_gateway,
+)
 
 from lexio_common.grpc_service import RunningServer
 from lexio_engine.server import EngineConfig, RunningEngine, start_engine
@@ -114,3 +121,12 @@ def gateway_factory(
     yield factory
     for handle in started:
         loop_thread.run(handle.runner.cleanup())
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A real redis-server of its own, with persistence on, stopped at the end."""
+    server = RedisServer(str(tmp_path), free_port())
+    server.start()
+    yield server
+    server.stop()
