@@ -93,15 +93,32 @@ def lobby_server(
     loop_thread.run(lobby.stop(0))
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The gateway's protocol suite runs against both stores: SQLite and Redis."""
+    chosen = any(
+        "gateway_backend" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
+    )
+    if "gateway_backend" in metafunc.fixturenames and not chosen:
+        in_gateway_suite = "tests/gateway/" in str(metafunc.definition.path).replace("\\", "/")
+        backends = ["sqlite", "redis"] if in_gateway_suite else ["sqlite"]
+        metafunc.parametrize("gateway_backend", backends, scope="function")
+
+
 @pytest.fixture
 def gateway_factory(
     loop_thread: LoopThread,
     engine_server: RunningEngine,
     lobby_server: RunningLobby,
     tmp_path: Path,
+    gateway_backend: str,
+    request: pytest.FixtureRequest,
 ) -> Iterator[GatewayFactory]:
-    """Start real gateways (on one SQLite file unless told otherwise); all stop at the end."""
+    """Start real gateways on one store — a SQLite file, or (``gateway_backend`` "redis") a
+    real redis-server shared by every gateway the test starts; all stop at the end."""
     started: list[GatewayHandle] = []
+    redis_url = ""
+    if gateway_backend == "redis":
+        redis_url = request.getfixturevalue("redis_server").url
 
     def factory(seed: int | None = 1, **overrides: Any) -> GatewayHandle:
         settings: dict[str, Any] = {
@@ -111,6 +128,7 @@ def gateway_factory(
             "lobby_address": f"127.0.0.1:{lobby_server.port}",
             "db_path": tmp_path / "gateway.sqlite3",
             "heartbeat": 5.0,
+            "redis_url": redis_url,
             **overrides,
         }
         seeds = (lambda: seed) if seed is not None else None

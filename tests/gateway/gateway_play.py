@@ -1,12 +1,13 @@
-"""Helpers for the gateway suites: seated clients and a bot that plays from its own view."""
+"""Helpers for the gateway suites: seated clients, a bot that plays from its own view, whole
+turns seen by every seat, and the server's refusals."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 
-from lexio_client import GatewayClient
+from lexio_client import GatewayClient, ServerError
 from lexio_client.bot import Bot
 from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
 
@@ -43,12 +44,38 @@ async def seated_table(url: str, names: Sequence[str]) -> AsyncIterator[list[Gat
 async def started_table(clients: Sequence[GatewayClient]) -> None:
     await clients[0].start()
     for client in clients[1:]:
-        await client.wait_for(lambda f: f["type"] == "snapshot")
+        await client.wait_for(lambda f: f["type"] == "snapshot", since=0)
+
+
+@asynccontextmanager
+async def started_game(url: str, names: Sequence[str]) -> AsyncIterator[list[GatewayClient]]:
+    """A seated table (see :func:`seated_table`) whose host has started the game."""
+    async with seated_table(url, names) as clients:
+        await started_table(clients)
+        yield clients
 
 
 def to_play(clients: Sequence[GatewayClient]) -> GatewayClient:
     turn = clients[0].view["turn"]
     return next(c for c in clients if c.table["you"] == turn)
+
+
+async def play_one_turn(clients: Sequence[GatewayClient], player: Bot) -> None:
+    """The seat to play plays the bot's choice; every seat then waits for the view after it."""
+    client = to_play(clients)
+    seq = client.seq
+    await client.act(player.choose(client.view))
+    for other in clients:
+        await other.wait_view(seq + 1)
+
+
+async def pass_one_turn(clients: Sequence[GatewayClient]) -> None:
+    """The seat to play passes; every seat then waits for the view after it."""
+    client = to_play(clients)
+    seq = client.seq
+    await client.pass_turn()
+    for other in clients:
+        await other.wait_view(seq + 1)
 
 
 async def play_to_the_end(
@@ -58,11 +85,7 @@ async def play_to_the_end(
     for _ in range(max_turns):
         if clients[0].view.get("ending"):
             return
-        client = to_play(clients)
-        seq = client.seq
-        await client.act(player.choose(client.view))
-        for other in clients:
-            await other.wait_view(seq + 1)
+        await play_one_turn(clients, player)
     raise AssertionError(f"no end after {max_turns} turns")
 
 
@@ -71,9 +94,17 @@ async def pass_to_the_end(clients: Sequence[GatewayClient]) -> None:
     for _ in range(2 * len(clients) + 1):
         if clients[0].view.get("ending"):
             return
-        client = to_play(clients)
-        seq = client.seq
-        await client.pass_turn()
-        for other in clients:
-            await other.wait_view(seq + 1)
+        await pass_one_turn(clients)
     assert clients[0].view.get("ending"), "no end after two rounds of passes"
+
+
+@contextmanager
+def server_error(*codes: str, what: object = None) -> Iterator[None]:
+    """The block must fail with a :class:`ServerError` whose code is one of ``codes``;
+    ``what`` says what was tried, for the failure message."""
+    try:
+        yield
+    except ServerError as e:
+        assert e.code in codes, (e.code, what)
+    else:
+        raise AssertionError(f"no {' or '.join(codes)} error: {what}")

@@ -6,7 +6,7 @@ import asyncio
 import json
 
 import aiohttp
-from gateway_play import seated_table, started_table
+from gateway_play import started_game
 from lexio_testing import GatewayFactory, LoopThread
 
 from lexio_client import GatewayClient
@@ -18,8 +18,7 @@ def test_r28_the_table_passes_when_the_turn_clock_runs_out(
     gateway = gateway_factory(turn_seconds=1.0)
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-            await started_table([ana, bruno])
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             deadline = ana.view["turn_deadline"]
             assert 0.5 < deadline - gateway.hub.clock() <= 1.0
             await bruno.wait_view(1, timeout=5)
@@ -38,8 +37,7 @@ def test_r29_a_disconnected_seat_is_passed_after_the_grace(
     gateway = gateway_factory(turn_seconds=60.0, disconnect_grace=0.3)
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-            await started_table([ana, bruno])
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             await ana.pass_turn()
             await bruno.wait_view(1)
             started = gateway.hub.clock()
@@ -60,20 +58,28 @@ def test_r29_a_disconnected_seat_is_passed_after_the_grace(
     loop_thread.run(scenario(), timeout=30)
 
 
+async def _miss_two_passes_and_return(
+    ana: GatewayClient, bruno: GatewayClient, chloe: GatewayClient
+) -> int:
+    """Chloé drops, Ana and Bruno pass, Chloé reconnects; gives how many frames she had before
+    she reconnected (what came after is ``chloe.frames[seen:]``)."""
+    await chloe.drop()
+    await ana.pass_turn()
+    await bruno.wait_view(1)
+    await bruno.pass_turn()
+    seen = len(chloe.frames)
+    await chloe.open()
+    return seen
+
+
 def test_reconnect_replays_missed_events_then_the_view(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
     gateway = gateway_factory()
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno", "Chloé"]) as (ana, bruno, chloe):
-            await started_table([ana, bruno, chloe])
-            await chloe.drop()
-            await ana.pass_turn()
-            await bruno.wait_view(1)
-            await bruno.pass_turn()
-            seen = len(chloe.frames)
-            await chloe.open()
+        async with started_game(gateway.url, ["Ana", "Bruno", "Chloé"]) as (ana, bruno, chloe):
+            seen = await _miss_two_passes_and_return(ana, bruno, chloe)
             catch_up = chloe.frames[seen:]
             kinds = [f["type"] for f in catch_up]
             assert kinds[:2] == ["welcome", "table"]
@@ -92,15 +98,9 @@ def test_reconnect_after_too_long_gets_a_snapshot(
     gateway = gateway_factory(replay_events=1)
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno", "Chloé"]) as (ana, bruno, chloe):
-            await started_table([ana, bruno, chloe])
-            await chloe.drop()
-            await ana.pass_turn()
-            await bruno.wait_view(1)
-            await bruno.pass_turn()
-            seen = len(chloe.frames)
-            await chloe.open()
-            snapshot = await chloe.wait_for(lambda f: f["type"] == "snapshot")
+        async with started_game(gateway.url, ["Ana", "Bruno", "Chloé"]) as (ana, bruno, chloe):
+            seen = await _miss_two_passes_and_return(ana, bruno, chloe)
+            snapshot = await chloe.wait_for(lambda f: f["type"] == "snapshot", since=seen)
             assert snapshot["seq"] == 2
             assert [e["seat"] for e in snapshot["view"]["log"]] == [0, 1]
             assert not [f for f in chloe.frames[seen:] if f["type"] == "event"]
@@ -114,16 +114,17 @@ def test_the_newest_tab_of_a_seat_wins(
     gateway = gateway_factory()
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-            await started_table([ana, bruno])
-            async with GatewayClient.connect(gateway.url, token=ana.token) as second_tab:
-                await ana.wait_for(lambda f: f["type"] == "replaced")
-                await asyncio.wait_for(ana.closed.wait(), 5)
-                assert second_tab.table["you"] == 0
-                await second_tab.wait_for(lambda f: f["type"] in ("snapshot", "view"))
-                await second_tab.pass_turn()
-                await bruno.wait_view(1)
-                assert [s["connected"] for s in bruno.table["seats"]] == [True, True]
+        async with (
+            started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno),
+            GatewayClient.connect(gateway.url, token=ana.token) as second_tab,
+        ):
+            await ana.wait_for(lambda f: f["type"] == "replaced")
+            await asyncio.wait_for(ana.closed.wait(), 5)
+            assert second_tab.table["you"] == 0
+            await second_tab.wait_for(lambda f: f["type"] in ("snapshot", "view"), since=0)
+            await second_tab.pass_turn()
+            await bruno.wait_view(1)
+            assert [s["connected"] for s in bruno.table["seats"]] == [True, True]
 
     loop_thread.run(scenario(), timeout=30)
 
@@ -135,8 +136,7 @@ def test_a_peer_that_stops_answering_pings_is_closed(
     gateway = gateway_factory(heartbeat=0.4)
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-            await started_table([ana, bruno])
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             async with aiohttp.ClientSession() as session:
                 mute = await session.ws_connect(f"{gateway.url}/ws", autoping=False)
                 await mute.send_str(

@@ -10,8 +10,11 @@ import pytest
 from gateway_play import (
     bot,
     french_words,
+    play_one_turn,
     play_to_the_end,
     seated_table,
+    server_error,
+    started_game,
     started_table,
     to_play,
 )
@@ -31,20 +34,14 @@ def test_two_players_create_join_start_and_play(
             assert [s["name"] for s in bruno.table["seats"]] == ["Ana", "Bruno"]
             assert bruno.table["seats"][0]["host"] and not bruno.table["seats"][1]["host"]
             assert (ana.table["you"], bruno.table["you"]) == (0, 1)
-            try:
+            with server_error("not_host", what="only the host may start"):
                 await bruno.start()
-                raise AssertionError("only the host may start")
-            except ServerError as e:
-                assert e.code == "not_host"
             await started_table([ana, bruno])
             assert ana.view["turn"] == 0
             assert len(ana.view["rack"]) == 7 and ana.view["rack_counts"] == [7, 7]
             # R10/R2: the host opens; Bruno acting now is out of turn and changes nothing.
-            try:
+            with server_error("not_your_turn", what="out of turn"):
                 await bruno.pass_turn()
-                raise AssertionError("out of turn")
-            except ServerError as e:
-                assert e.code == "not_your_turn"
             move = bot().choose(ana.view)
             assert "place" in move
             ack = await ana.act(move)
@@ -79,8 +76,7 @@ def test_a_whole_game_to_its_end_reveals_every_rack(
     gateway = gateway_factory(seed=seed)
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, names) as clients:
-            await started_table(clients)
+        async with started_game(gateway.url, names) as clients:
             await play_to_the_end(clients, bot(seed))
             views = [c.view for c in clients]
             for client in clients:
@@ -106,11 +102,8 @@ def test_a_whole_game_to_its_end_reveals_every_rack(
             else:
                 assert all(a <= 0 for a in ending["adjustments"])
             # After the end every action is refused as game_over (R30–R32).
-            try:
+            with server_error("game_over", what="played after the end"):
                 await to_play(clients).pass_turn()
-                raise AssertionError("played after the end")
-            except ServerError as e:
-                assert e.code == "game_over"
 
     loop_thread.run(scenario(), timeout=120)
 
@@ -121,8 +114,7 @@ def test_resent_action_id_applies_once(
     gateway = gateway_factory()
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-            await started_table([ana, bruno])
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             first = await ana.act({"pass_turn": {}}, action_id="same-id")
             again = await ana.request({"type": "act", "action": {"pass_turn": {}}, "id": "same-id"})
             assert again == first
@@ -140,14 +132,9 @@ def test_frames_to_a_seat_never_hold_another_rack_or_the_bag(
     gateway = gateway_factory(seed=11)
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno", "Chloé"]) as clients:
-            await started_table(clients)
+        async with started_game(gateway.url, ["Ana", "Bruno", "Chloé"]) as clients:
             for _ in range(12):
-                client = to_play(clients)
-                seq = client.seq
-                await client.act(bot(11).choose(client.view))
-                for other in clients:
-                    await other.wait_view(seq + 1)
+                await play_one_turn(clients, bot(11))
                 racks = {c.table["you"]: c.view["rack"] for c in clients}
                 for c in clients:
                     me = c.table["you"]
@@ -172,8 +159,7 @@ def test_r19_r20_a_refusal_goes_only_to_the_player_and_shows_the_reserve(
     words = set(french_words())
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-            await started_table([ana, bruno])
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             rack = [t for t in ana.view["rack"] if t != "?"]
             pair = next(
                 (a, b) for i, a in enumerate(rack) for b in rack[i + 1 :] if a + b not in words
@@ -201,8 +187,7 @@ def test_seat_tokens_never_reach_the_logs(
     caplog.set_level(logging.DEBUG)
 
     async def scenario() -> list[str]:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as clients:
-            await started_table(clients)
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as clients:
             await clients[0].pass_turn()
             await clients[1].drop()
             await clients[1].open()

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from gateway_play import bot, pass_to_the_end, seated_table, started_table, to_play
+from gateway_play import bot, pass_to_the_end, play_one_turn, started_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lexio_testing import GatewayFactory, GatewayHandle, LoopThread
@@ -39,8 +39,7 @@ def test_r6_no_frame_holds_another_rack_or_the_bag_until_the_end(
     names = ["Ana", "Bruno", "Chloé", "Dani"][:players]
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, names) as clients:
-            await started_table(clients)
+        async with started_game(gateway.url, names) as clients:
             table_id = clients[0].table["table_id"]
             racks_of: list[set[str]] = [set() for _ in clients]
             bags: set[str] = set()
@@ -78,11 +77,7 @@ def test_r6_no_frame_holds_another_rack_or_the_bag_until_the_end(
 
             check()
             while not clients[0].view.get("ending"):
-                client = to_play(clients)
-                seq = client.seq
-                await client.act(player.choose(client.view))
-                for other in clients:
-                    await other.wait_view(seq + 1)
+                await play_one_turn(clients, player)
                 check()
             # R32: at the end every rack is revealed to every seat.
             truth = _truth(gateway, table_id)
@@ -130,8 +125,7 @@ def test_random_frames_change_nothing_they_should_not_and_a_game_still_completes
     @given(frames=st.lists(_FRAMES, min_size=1, max_size=8))
     def fuzz(frames: list[str]) -> None:
         async def scenario() -> None:
-            async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-                await started_table([ana, bruno])
+            async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
                 async with GatewayClient.connect(gateway.url) as stranger:
                     for raw in frames:
                         await stranger.send_raw(raw)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from gateway_play import bot, seated_table, started_table, to_play
+from gateway_play import bot, pass_one_turn, play_one_turn, started_game, started_table, to_play
 from lexio_testing import GatewayFactory, LoopThread
 
 from lexio_client import GatewayClient
@@ -110,11 +110,7 @@ def test_sigkill_mid_game_loses_nothing(
             await started_table(clients)
             player = bot(5)
             for _ in range(3):
-                client = to_play(clients)
-                seq = client.seq
-                await client.act(player.choose(client.view))
-                for other in clients:
-                    await other.wait_view(seq + 1)
+                await play_one_turn(clients, player)
             return clients, [dict(c.view) for c in clients]
 
         clients, views = loop_thread.run(before_the_crash(), timeout=60)
@@ -151,8 +147,7 @@ def test_graceful_stop_tells_clients_to_reconnect(
     gateway = gateway_factory()
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-            await started_table([ana, bruno])
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             await gateway.runner.cleanup()
             for client in (ana, bruno):
                 notice = await client.wait_for(lambda f: f["type"] == "reconnect")
@@ -169,13 +164,9 @@ def test_rematch_opens_a_new_table_for_the_same_people(
     gateway = gateway_factory()
 
     async def scenario() -> None:
-        async with seated_table(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
-            await started_table([ana, bruno])
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             for _ in range(4):  # R31: two rounds without a placement
-                client = to_play([ana, bruno])
-                seq = client.seq
-                await client.pass_turn()
-                await (bruno if client is ana else ana).wait_view(seq + 1)
+                await pass_one_turn([ana, bruno])
             assert ana.view["ending"]["cause"] == "no_placement"
             old_table = ana.table["table_id"]
             offer_waiter = asyncio.ensure_future(bruno.wait_for(lambda f: f["type"] == "rematch"))

@@ -40,7 +40,7 @@ def test_lexio_play_opens_a_table_plays_and_prints_the_game(
     ana.stdin.flush()
 
     async def bruno_sees_the_pass() -> None:
-        await bruno.wait_for(lambda f: f["type"] == "snapshot")
+        await bruno.wait_for(lambda f: f["type"] == "snapshot", since=0)
         await bruno.wait_view(1)
         assert bruno.log[0]["kind"] == "pass" and bruno.log[0]["seat"] == 0
         await bruno.close()

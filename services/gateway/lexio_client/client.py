@@ -45,6 +45,7 @@ class GatewayClient:
         self._waiters: list[tuple[Callable[[Frame], bool], asyncio.Future[Frame]]] = []
         self.frames: list[Frame] = []
         self.token: str | None = None
+        self.player: str | None = None
         self.table: Frame = {}
         self.view: Frame = {}
         self.log: list[Frame] = []
@@ -82,15 +83,19 @@ class GatewayClient:
             if self.seq >= 0:
                 hello["last_seq"] = self.seq
         waiter = self._expect(lambda f: f["type"] in ("welcome", "error"))
+        since = len(self.frames)
         await self.send(hello)
         welcome = await waiter
         if welcome["type"] == "error":
             raise ServerError(welcome)
         self.games = welcome["games"]
         if self.token:
-            seated = await self.wait_for(lambda f: f["type"] in ("table", "error"))
+            seated = await self.wait_for(lambda f: f["type"] in ("table", "error"), since=since)
             if seated["type"] == "error":
                 raise ServerError(seated)
+            if seated["state"] in ("started", "over"):
+                # Resuming a game: the catch-up (events, then a view; or a snapshot) follows.
+                await self.wait_for(lambda f: f["type"] in ("view", "snapshot"), since=since)
 
     async def close(self) -> None:
         if self._ws is not None:
@@ -121,6 +126,7 @@ class GatewayClient:
         kind = frame["type"]
         if kind == "seated":
             self.token = frame["token"]
+            self.player = frame["player"]
             self.log, self.view, self.seq = [], {}, -1
         elif kind == "table":
             self.table = frame
@@ -144,11 +150,15 @@ class GatewayClient:
         self._waiters.append((predicate, future))
         return future
 
-    async def wait_for(self, predicate: Callable[[Frame], bool], timeout: float = 10.0) -> Frame:
-        """The first frame from now on that matches (or one already received, if it matches
-        the last frame)."""
-        if self.frames and predicate(self.frames[-1]):
-            return self.frames[-1]
+    async def wait_for(
+        self, predicate: Callable[[Frame], bool], timeout: float = 10.0, since: int | None = None
+    ) -> Frame:
+        """The first frame that matches among those received from index ``since`` on (by
+        default: the last one received), or the next one to come."""
+        start = len(self.frames) - 1 if since is None else since
+        for frame in self.frames[max(0, start) :]:
+            if predicate(frame):
+                return frame
         return await asyncio.wait_for(self._expect(predicate), timeout)
 
     async def send(self, frame: Frame) -> None:

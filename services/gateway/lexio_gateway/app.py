@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -14,18 +16,21 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from lexio_gateway import state as keys
+from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
 from lexio_gateway.games import LexioAdapter
 from lexio_gateway.hub import TableHub
 from lexio_gateway.lobby_client import LobbyClient
+from lexio_gateway.redis_store import RedisTableStore
 from lexio_gateway.room import TableSettings
-from lexio_gateway.store import SqliteTableStore
+from lexio_gateway.store import SqliteTableStore, TableStore
 from lexio_gateway.ws import websocket
 
 log = logging.getLogger(__name__)
 
 STATIC: Final = Path(__file__).parent / "static"
 LOBBY_SERVICE: Final = "lexio.lobby.v1.Lobby"
+KEEP_ALIVE_SECONDS: Final = 2.0
 
 SECURITY_HEADERS: Final = {
     "Content-Security-Policy": (
@@ -95,7 +100,13 @@ def _services(
     async def services(app: web.Application) -> AsyncIterator[None]:
         """Open the store and the channels, resume the games in play; close them at the end."""
         config = app[keys.CONFIG]
-        store = SqliteTableStore(config.db_path)
+        store: TableStore
+        bus: Bus
+        if config.redis_url:
+            redis_store = RedisTableStore.from_url(config.redis_url)
+            store, bus = redis_store, RedisBus(redis_store.client)
+        else:
+            store, bus = SqliteTableStore(config.db_path), LocalBus()
         engine_channel = grpc.aio.insecure_channel(config.engine_address)
         lobby_channel = grpc.aio.insecure_channel(config.lobby_address)
         adapter = LexioAdapter(
@@ -103,6 +114,7 @@ def _services(
         )
         hub = TableHub(
             store=store,
+            bus=bus,
             lobby=LobbyClient(lobby_channel, config.rpc_timeout),
             adapters={adapter.name: adapter},
             settings=TableSettings(
@@ -113,8 +125,21 @@ def _services(
         )
         app[keys.HUB] = hub
         resumed = await hub.recover()
-        log.info("gateway ready", extra={"games_resumed": resumed, "db": str(config.db_path)})
+        background = [asyncio.create_task(bus.run(hub.on_notice))]
+        if store.shared:
+            background.append(asyncio.create_task(hub.keep_alive(KEEP_ALIVE_SECONDS)))
+        log.info(
+            "gateway ready",
+            extra={
+                "games_resumed": resumed,
+                "store": "redis" if store.shared else str(config.db_path),
+                "replica": hub.replica,
+            },
+        )
         yield
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
         await engine_channel.close()
         await lobby_channel.close()
         await store.close()
@@ -123,7 +148,18 @@ def _services(
 
 
 async def _on_shutdown(app: web.Application) -> None:
-    await app[keys.HUB].shutdown()
+    """SIGTERM, once the listening socket is closed: let the turns in flight finish and reach
+    their players (holding every room's lock, so that no new turn starts meanwhile), then tell
+    every client to reconnect. Bounded by the shutdown grace."""
+    hub = app[keys.HUB]
+    async with contextlib.AsyncExitStack() as held:
+        try:
+            async with asyncio.timeout(app[keys.CONFIG].shutdown_grace):
+                for room in list(hub.rooms.values()):
+                    await held.enter_async_context(room.lock)
+        except TimeoutError:
+            log.warning("turns still in flight at shutdown")
+        await hub.shutdown()
 
 
 def create_app(

@@ -26,6 +26,8 @@ class GatewayConfig:
     frame_burst: float = 40.0
     replay_events: int = 256
     shutdown_grace: float = 5.0
+    redis_url: str = ""
+    """Several replicas: the shared store and bus (empty: SQLite, one process)."""
     ws_compress: bool = False
     """permessage-deflate: off by default, see docs/benchmarks.md (memory per connection)."""
     trust_forwarded_for: bool = False
@@ -47,6 +49,7 @@ class GatewayConfig:
             heartbeat=env_float("LEXIO_GATEWAY_HEARTBEAT", cls.heartbeat, minimum=1.0),
             replay_events=env_int("LEXIO_GATEWAY_REPLAY_EVENTS", cls.replay_events, minimum=0),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
+            redis_url=env_str("LEXIO_REDIS_URL", ""),
             ws_compress=env_str("LEXIO_GATEWAY_WS_COMPRESS", "") == "1",
             trust_forwarded_for=env_str("LEXIO_GATEWAY_TRUST_FORWARDED_FOR", "") == "1",
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,9 @@ class Connection:
         self.welcomed = False
         self.seat: SeatToken | None = None
         self.room: TableRoom | None = None
+        self.seq = -1
+        """The last event this connection was sent (or -1)."""
+        self.nonce = secrets.token_hex(8)
 
     @property
     def player_id(self) -> str | None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import secrets
 from collections.abc import Callable
 from typing import Any
 
+from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
 from lexio_gateway.games import GameAdapter
 from lexio_gateway.lobby_client import LobbyClient, LobbyError, LobbyTable
@@ -16,7 +18,7 @@ from lexio_gateway.metrics import ACTIVE_TABLES
 from lexio_gateway.protocol import ProtocolError
 from lexio_gateway.records import SeatToken, TableRecord, TableStatus
 from lexio_gateway.room import CLOSE_SERVICE_RESTART, TableRoom, TableSettings, new_id, token_hash
-from lexio_gateway.store import TableStore
+from lexio_gateway.store import StoreUnavailableError, TableStore, VersionConflictError
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,7 @@ class TableHub:
         self,
         *,
         store: TableStore,
+        bus: Bus,
         lobby: LobbyClient,
         adapters: dict[str, GameAdapter],
         settings: TableSettings,
@@ -37,6 +40,9 @@ class TableHub:
         self.seeds = seeds
         """Where each game's bag seed comes from (injectable, like the clock, for tests)."""
         self.store = store
+        self.bus = bus
+        self.replica = secrets.token_hex(4)
+        """This process, among the gateway replicas sharing the store."""
         self.lobby = lobby
         self.adapters = adapters
         self.settings = settings
@@ -83,7 +89,11 @@ class TableHub:
         return room
 
     async def recover(self) -> int:
-        """After a restart: every game in play resumes its clock; nobody is connected yet."""
+        """After a restart: every game in play resumes its clock; nobody is connected yet.
+        With a shared store the other replicas hold their tables: the sweeper picks up only
+        the tables nobody holds (see :meth:`sweep`)."""
+        if self.store.shared:
+            return 0
         now = self.clock()
         records = await self.store.tables_in_play()
         for record in records:
@@ -99,6 +109,122 @@ class TableHub:
             room._schedule_clock()
         ACTIVE_TABLES.set(len(records))
         return len(records)
+
+    # Notices from the bus --------------------------------------------------------------
+
+    async def on_notice(self, notice: Notice) -> None:
+        kind = notice["kind"]
+        if kind == "resync":
+            for held in list(self.rooms.values()):
+                await held.resync()
+            return
+        if kind == "alive":
+            await self._heard_from(notice)
+            return
+        if kind == "taken":
+            for conn in list(self.connections):
+                if (
+                    conn.player_id == notice["player_id"]
+                    and conn.nonce != notice["nonce"]
+                    and conn.room is not None
+                ):
+                    holder = conn.room
+                    if holder.connections.get(notice["player_id"]) is conn:
+                        del holder.connections[notice["player_id"]]
+                    await holder.replace(conn)
+            return
+        room = self.rooms.get(notice["table_id"])
+        if room is None:
+            return
+        if kind in ("event", "changed"):
+            await room.on_notice(notice)
+        elif kind == "seats":
+            if room.record.status is TableStatus.OPEN and room.connections:
+                with contextlib.suppress(LobbyError):
+                    room.lobby_table, _ = await self.lobby.get(room.table_id, "")
+            await room.broadcast_table()
+        elif kind == "presence" and notice["replica"] != self.replica:
+            until = self.clock() + self.settings.presence_ttl
+            seen = room.remote.setdefault(notice["player_id"], {})
+            if notice["connected"]:
+                seen[notice["replica"]] = until
+            else:
+                seen.pop(notice["replica"], None)
+                room.away_since[notice["player_id"]] = self.clock()
+            async with room.lock:
+                room._schedule_clock()
+            await room.broadcast_table()
+
+    async def _heard_from(self, notice: Notice) -> None:
+        if notice["replica"] == self.replica:
+            return
+        until = self.clock() + self.settings.presence_ttl
+        for table_id, player_id in notice["seats"]:
+            room = self.rooms.get(table_id)
+            if room is not None:
+                room.remote.setdefault(player_id, {})[notice["replica"]] = until
+
+    async def announce_presence(
+        self, table_id: str, player_id: str, *, connected: bool, conn: Connection
+    ) -> None:
+        """Tell the other replicas (presence decides R29's grace and the seats' dots); a new
+        connection also closes the seat's older tabs wherever they are."""
+        if not self.store.shared:
+            return
+        await self.bus.publish(
+            {
+                "kind": "presence",
+                "table_id": table_id,
+                "player_id": player_id,
+                "replica": self.replica,
+                "connected": connected,
+            }
+        )
+        if connected:
+            await self.bus.publish(
+                {
+                    "kind": "taken",
+                    "player_id": player_id,
+                    "replica": self.replica,
+                    "nonce": conn.nonce,
+                }
+            )
+
+    async def keep_alive(self, every: float) -> None:
+        """Shared store only: say which seats this replica holds, and pick up the tables whose
+        clock nobody runs any more (their replica died)."""
+        while True:
+            seats = [
+                [conn.room.table_id, conn.player_id]
+                for conn in list(self.connections)
+                if conn.room is not None and conn.player_id is not None
+            ]
+            await self.bus.publish({"kind": "alive", "replica": self.replica, "seats": seats})
+            with contextlib.suppress(StoreUnavailableError):
+                await self.sweep()
+            await asyncio.sleep(every)
+
+    async def sweep(self) -> int:
+        """Load every table in play whose deadline passed and that this replica does not hold,
+        so its clock fires here (maybe on other replicas too: the version check lets one
+        pass apply). Returns how many were picked up."""
+        picked = 0
+        for table_id in await self.store.due_tables(self.clock()):
+            if table_id in self.rooms:
+                continue
+            room = await self.room(table_id)
+            if room is None:
+                continue
+            now = self.clock()
+            room.away_since = {p.player_id: now for p in room.record.players}
+            async with room.lock:
+                room._schedule_clock()
+            picked += 1
+        return picked
+
+    async def _notify_seats(self, table_id: str) -> None:
+        if self.store.shared:
+            await self.bus.publish({"kind": "seats", "table_id": table_id})
 
     async def _seat(
         self, conn: Connection, lobby_table: LobbyTable, code: str, player_id: str, name: str
@@ -174,6 +300,7 @@ class TableHub:
         room = await self.room(lobby_table.table_id)
         assert room is not None
         await room.attach(conn, None)
+        await self._notify_seats(room.table_id)
         log.info("seated", extra={"table_id": room.table_id, "seat": room.seat_of(player_id)})
 
     async def resume(self, conn: Connection, token: str, last_seq: int | None) -> None:
@@ -184,6 +311,7 @@ class TableHub:
         room = await self.room(seat.table_id)
         if room is None:
             raise ProtocolError("bad_token")
+        await room.refresh()
         if room.record.status is TableStatus.OPEN:
             try:
                 room.lobby_table, _ = await self.lobby.get(room.table_id, seat.player_id)
@@ -211,6 +339,7 @@ class TableHub:
         conn.seat = None
         await conn.send({"type": "left", "id": action_id})
         await room.broadcast_table()
+        await self._notify_seats(room.table_id)
 
     async def rematch(self, conn: Connection, action_id: str) -> None:
         """After the end, the host opens a new table; the others are offered its code."""
@@ -237,7 +366,21 @@ class TableHub:
                     rematch_code=code,
                     rematch_table_id=lobby_table.table_id,
                 )
-                await self.store.save_table(after, before.version)
+                notice: Notice = {
+                    "kind": "changed",
+                    "table_id": room.table_id,
+                    "version": after.version,
+                    "seq": after.seq,
+                    "entry": None,
+                    "views": [],
+                    "table": True,
+                }
+                try:
+                    await self.store.save_table(after, before.version, notice=notice)
+                except (VersionConflictError, StoreUnavailableError):
+                    raise ProtocolError("unavailable", id=action_id) from None
+                if not self.store.shared:
+                    await self.bus.publish(notice)
                 room.record = after
                 host_seat: tuple[LobbyTable, str, str] | None = (lobby_table, code, player_id)
             else:

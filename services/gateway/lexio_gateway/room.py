@@ -1,8 +1,9 @@
 """One table in play: its seats and their connections, the turn clock, the order of events.
 
-One :class:`TableRoom` per table this gateway holds. Everything that changes a table runs
-under the room's lock, in this order: ask the engine, store the new state (version + 1) with
-its event, and only then tell anyone. Each seat hears only its own view.
+One :class:`TableRoom` per table this gateway replica holds. Everything that changes a table
+goes in one order: ask the engine, store the new state (version + 1, compare-and-set) with its
+event, and only then tell anyone — through the bus, so that every replica holding one of the
+table's players delivers it to its own sockets, each seat its own view only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from lexio_gateway.bus import Notice
 from lexio_gateway.connection import Connection
 from lexio_gateway.games import BadActionError, GameAdapter, GameUnavailableError, Step
 from lexio_gateway.lobby_client import LobbyError, LobbyTable
@@ -28,6 +30,7 @@ from lexio_gateway.records import (
     TableRecord,
     TableStatus,
 )
+from lexio_gateway.store import StoreUnavailableError, VersionConflictError
 
 if TYPE_CHECKING:
     from lexio_gateway.hub import TableHub
@@ -36,6 +39,7 @@ log = logging.getLogger(__name__)
 
 CLOSE_REPLACED: Final = 4001
 CLOSE_SERVICE_RESTART: Final = 1012
+CAS_ATTEMPTS: Final = 5
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ class TableSettings:
     replay_events: int = 256
     """How many recent events a reconnecting client may catch up on before a snapshot."""
     retry_after_unavailable: float = 1.0
+    presence_ttl: float = 10.0
+    """A seat connected to another replica counts as present this long after its last word."""
 
 
 def token_hash(token: str) -> str:
@@ -64,6 +70,8 @@ class TableRoom:
         self.lobby_table: LobbyTable | None = None
         self.connections: dict[str, Connection] = {}
         self.away_since: dict[str, float] = {}
+        self.remote: dict[str, dict[str, float]] = {}
+        """Seats connected to other replicas: player → {replica: valid until}."""
         self.recent: deque[StoredEvent] = deque(maxlen=hub.settings.replay_events)
         self.lock = asyncio.Lock()
         self._timer: asyncio.TimerHandle | None = None
@@ -89,6 +97,13 @@ class TableRoom:
                 return index
         return -1
 
+    def present(self, player_id: str) -> bool:
+        """Connected here, or lately heard of on another replica."""
+        if player_id in self.connections:
+            return True
+        now = self.hub.clock()
+        return any(until > now for until in self.remote.get(player_id, {}).values())
+
     def table_frame(self, player_id: str) -> dict[str, Any]:
         players = self._players()
         lobby = self.lobby_table
@@ -107,7 +122,7 @@ class TableRoom:
                 {
                     "name": p.name,
                     "host": hosts[i] if hosts else i == 0,
-                    "connected": p.player_id in self.connections,
+                    "connected": self.present(p.player_id),
                 }
                 for i, p in enumerate(players)
             ],
@@ -128,23 +143,29 @@ class TableRoom:
             await conn.send(self.table_frame(player_id))
 
     async def attach(self, conn: Connection, last_seq: int | None) -> None:
-        """Seat ``conn`` in this room; the newest connection of a seat wins (other tabs close)."""
+        """Seat ``conn`` in this room; the newest connection of a seat wins (other tabs close,
+        on this replica at once, on the others through the bus)."""
         assert conn.seat is not None
         player_id = conn.seat.player_id
         async with self.lock:
+            await self.refresh()
             older = self.connections.get(player_id)
             self.connections[player_id] = conn
             self.away_since.pop(player_id, None)
             conn.room = self
             if older is not None and older is not conn:
-                older.room = None
-                await older.send({"type": "replaced"})
-                await older.close(CLOSE_REPLACED, "replaced")
+                await self.replace(older)
             await conn.send(self.table_frame(player_id))
             if self.record.status is not TableStatus.OPEN:
                 await self._catch_up(conn, last_seq)
             self._schedule_clock()
+        await self.hub.announce_presence(self.table_id, player_id, connected=True, conn=conn)
         await self.broadcast_table()
+
+    async def replace(self, older: Connection) -> None:
+        older.room = None
+        await older.send({"type": "replaced"})
+        await older.close(CLOSE_REPLACED, "replaced")
 
     async def detach(self, conn: Connection) -> None:
         assert conn.seat is not None
@@ -156,6 +177,7 @@ class TableRoom:
             self.away_since[player_id] = self.hub.clock()
             conn.room = None
             self._schedule_clock()
+        await self.hub.announce_presence(self.table_id, player_id, connected=False, conn=conn)
         await self.broadcast_table()
 
     async def _catch_up(self, conn: Connection, last_seq: int | None) -> None:
@@ -165,58 +187,122 @@ class TableRoom:
         now = self.hub.clock()
         gap = self.record.seq - last_seq if last_seq is not None else None
         if gap is not None and 0 <= gap <= self.hub.settings.replay_events:
-            missed = [e for e in self.recent if e.seq > (last_seq or 0)]
-            if len(missed) != gap:
-                missed = await self.hub.store.events_after(self.table_id, last_seq or 0, gap)
+            missed = await self._events_after(last_seq or 0, self.record.seq)
             if len(missed) == gap:
                 for event in missed:
                     await conn.send({"type": "event", "seq": event.seq, "entry": event.entry})
                 view = await self.adapter.view(self.record.state, seat, now, with_log=False)
                 await conn.send({"type": "view", "seq": self.record.seq, "view": view})
+                conn.seq = self.record.seq
                 RECONNECTS.labels(mode="replay").inc()
                 return
         view = await self.adapter.view(self.record.state, seat, now, with_log=True)
         await conn.send({"type": "snapshot", "seq": self.record.seq, "view": view})
+        conn.seq = self.record.seq
         RECONNECTS.labels(mode="snapshot").inc()
+
+    async def _events_after(self, seq: int, last: int) -> list[StoredEvent]:
+        if last <= seq:
+            return []
+        missed = [e for e in self.recent if seq < e.seq <= last]
+        if len(missed) != last - seq:
+            missed = await self.hub.store.events_after(self.table_id, seq, last - seq)
+        return missed
 
     # Changing the table ---------------------------------------------------------------
 
-    async def _commit(self, step: Step, now: float, reply: ActionReply | None = None) -> None:
-        """Store the step's state (version + 1) and event; the room changes only once stored."""
+    async def refresh(self) -> None:
+        """With a shared store another replica may have moved the table on: read it again."""
+        if not self.hub.store.shared:
+            return
+        record = await self.hub.store.get_table(self.table_id)
+        if record is not None and record.version > self.record.version:
+            self.record = record
+
+    async def _commit(
+        self, step: Step, now: float, reply: ActionReply | None = None, started: bool = False
+    ) -> None:
+        """Store the step's state (version + 1) and event with its notice; the room changes
+        only once stored. VersionConflictError: another replica got there first."""
         before = self.record
         after = dataclasses.replace(before, state=step.state, version=before.version + 1)
         events = []
         if step.event is not None:
             after.seq += 1
             events.append(StoredEvent(after.seq, step.event))
-            after.turn_since = now
+        if step.event is not None or started:
+            after.turn_since = now  # a new turn begins: R29's grace counts from here
         after.turn = step.turn.seat
         after.deadline = step.turn.deadline
         if step.turn.over and after.status is TableStatus.STARTED:
             after.status = TableStatus.OVER
-        await self.hub.store.save_table(after, before.version, events, reply)
+        notice: Notice = {
+            "kind": "event" if events else "changed",
+            "table_id": self.table_id,
+            "version": after.version,
+            "seq": after.seq,
+            "entry": step.event,
+            "views": step.views,
+            "started": started,
+        }
+        store = self.hub.store
+        await store.save_table(after, before.version, events, reply, notice)
+        if not store.shared:
+            await self.hub.bus.publish(notice)
         self.record = after
-        self.recent.extend(events)
         if after.status is TableStatus.OVER and before.status is TableStatus.STARTED:
             ACTIVE_TABLES.dec()
             log.info("game over", extra={"table_id": self.table_id, "events": after.seq})
             self.hub.spawn(self.hub.close_in_lobby(self.table_id, after.players[0].player_id))
 
-    async def _publish(self, step: Step) -> None:
-        """Each seat: the public event, then its own view (and nobody else's)."""
-        seq = self.record.seq
-        for index, player in enumerate(self.record.players):
-            conn = self.connections.get(player.player_id)
-            if conn is None:
-                continue
-            if step.event is not None:
-                await conn.send({"type": "event", "seq": seq, "entry": step.event})
-            await conn.send({"type": "view", "seq": seq, "view": step.views[index]})
+    async def on_notice(self, notice: Notice) -> None:
+        """A commit of this table (here or on another replica): tell this replica's sockets,
+        each what it has not been sent yet, in order."""
+        async with self.lock:
+            if notice["version"] > self.record.version:
+                await self.refresh()
+            seq = notice["seq"]
+            for index, player in enumerate(self.record.players):
+                peer = self.connections.get(player.player_id)
+                if peer is None:
+                    continue
+                view = notice["views"][index]
+                if notice.get("started") and peer.seq < 0:
+                    await peer.send(self.table_frame(player.player_id))
+                    await peer.send({"type": "snapshot", "seq": seq, "view": view})
+                    peer.seq = seq
+                elif notice["kind"] == "event" and peer.seq < seq:
+                    for event in await self._events_after(peer.seq, seq - 1):
+                        await peer.send({"type": "event", "seq": event.seq, "entry": event.entry})
+                    await peer.send({"type": "event", "seq": seq, "entry": notice["entry"]})
+                    await peer.send({"type": "view", "seq": seq, "view": view})
+                    peer.seq = seq
+            if notice["kind"] == "event":
+                self.recent.append(StoredEvent(seq, notice["entry"]))
+            elif notice.get("table"):  # the table itself changed (a rematch was opened)
+                await self._broadcast_table_locked()
+            self._schedule_clock()
+
+    async def _broadcast_table_locked(self) -> None:
+        for player_id, conn in list(self.connections.items()):
+            await conn.send(self.table_frame(player_id))
+
+    async def resync(self) -> None:
+        """After a break in the bus: catch this replica's sockets up from the store."""
+        async with self.lock:
+            await self.refresh()
+            if self.record.status is not TableStatus.OPEN:
+                for conn in list(self.connections.values()):
+                    if conn.seq < self.record.seq:
+                        await self._catch_up(conn, conn.seq if conn.seq >= 0 else None)
+            await self._broadcast_table_locked()
+            self._schedule_clock()
 
     async def start(self, conn: Connection, action_id: str) -> None:
         assert conn.seat is not None
         player_id = conn.seat.player_id
         async with self.lock:
+            await self.refresh()
             if self.record.status is not TableStatus.OPEN:
                 raise ProtocolError("game_started", id=action_id)
             try:
@@ -235,70 +321,79 @@ class TableRoom:
                 step = await self.adapter.start(len(players), self.hub.seeds(), now)
             except GameUnavailableError:
                 raise ProtocolError("unavailable", id=action_id) from None
-            self.record = dataclasses.replace(
-                self.record, status=TableStatus.STARTED, players=players
-            )
-            await self._commit(step, now)
+            opened = self.record
+            self.record = dataclasses.replace(opened, status=TableStatus.STARTED, players=players)
+            try:
+                await self._commit(step, now, started=True)
+            except VersionConflictError:
+                self.record = opened
+                raise ProtocolError("game_started", id=action_id) from None
+            except StoreUnavailableError:
+                self.record = opened
+                raise ProtocolError("unavailable", id=action_id) from None
             ACTIVE_TABLES.inc()
             log.info("game started", extra={"table_id": self.table_id, "seats": len(players)})
-            for index, player in enumerate(players):
-                peer = self.connections.get(player.player_id)
-                if peer is not None:
-                    await peer.send(self.table_frame(player.player_id))
-                    snapshot = {
-                        "type": "snapshot",
-                        "seq": self.record.seq,
-                        "view": step.views[index],
-                    }
-                    await peer.send(snapshot)
-            self._schedule_clock()
 
     async def act(self, conn: Connection, action_id: str, action: dict[str, Any]) -> str:
         """Play one action for the connection's seat; returns the outcome for metrics."""
         assert conn.seat is not None
         player_id = conn.seat.player_id
         async with self.lock:
-            if self.record.status is TableStatus.OPEN:
-                raise ProtocolError("not_started", id=action_id)
-            earlier = await self.hub.store.find_reply(self.table_id, player_id, action_id)
-            if earlier is not None:
-                await conn.send(earlier.reply)
-                return "duplicate"
-            seat = self.seat_of(player_id)
-            now = self.hub.clock()
-            try:
-                step = await self.adapter.act(self.record.state, seat, action, now)
-            except BadActionError:
-                raise ProtocolError("bad_action", id=action_id) from None
-            except GameUnavailableError:
-                raise ProtocolError("unavailable", id=action_id) from None
-            if step.accepted:
-                reply = {"type": "ack", "id": action_id, "seq": self.record.seq + 1}
-                await self._commit(step, now, ActionReply(player_id, action_id, reply))
-                await conn.send(reply)
-                await self._publish(step)
-                self._schedule_clock()
-                return "accepted"
-            assert step.refusal is not None
-            view = step.views[seat]
-            refused = {
-                "type": "refused",
-                "id": action_id,
-                "reason": step.refusal["reason"],
-                "words": step.refusal["words"],
-                "reserve_tries": view["reserve_tries"],
-                "reserve_next_in": view["reserve_next_in"],
-            }
-            REFUSALS.labels(reason=step.refusal["reason"]).inc()
-            if step.state_changed:
-                await self._commit(step, now, ActionReply(player_id, action_id, refused))
-            await conn.send(refused)
-            if step.state_changed:
-                await conn.send({"type": "view", "seq": self.record.seq, "view": view})
-            return "refused"
+            for _ in range(CAS_ATTEMPTS):
+                try:
+                    return await self._act_once(conn, player_id, action_id, action)
+                except VersionConflictError:
+                    # Another replica moved the table on: read it again and decide anew.
+                    await self.refresh()
+                except StoreUnavailableError:
+                    raise ProtocolError("unavailable", id=action_id) from None
+            raise ProtocolError("unavailable", id=action_id)
+
+    async def _act_once(
+        self, conn: Connection, player_id: str, action_id: str, action: dict[str, Any]
+    ) -> str:
+        await self.refresh()
+        if self.record.status is TableStatus.OPEN:
+            raise ProtocolError("not_started", id=action_id)
+        earlier = await self.hub.store.find_reply(self.table_id, player_id, action_id)
+        if earlier is not None:
+            await conn.send(earlier.reply)
+            return "duplicate"
+        seat = self.seat_of(player_id)
+        now = self.hub.clock()
+        try:
+            step = await self.adapter.act(self.record.state, seat, action, now)
+        except BadActionError:
+            raise ProtocolError("bad_action", id=action_id) from None
+        except GameUnavailableError:
+            raise ProtocolError("unavailable", id=action_id) from None
+        if step.accepted:
+            reply = {"type": "ack", "id": action_id, "seq": self.record.seq + 1}
+            await self._commit(step, now, ActionReply(player_id, action_id, reply))
+            await conn.send(reply)
+            return "accepted"
+        assert step.refusal is not None
+        view = step.views[seat]
+        refused = {
+            "type": "refused",
+            "id": action_id,
+            "reason": step.refusal["reason"],
+            "words": step.refusal["words"],
+            "reserve_tries": view["reserve_tries"],
+            "reserve_next_in": view["reserve_next_in"],
+        }
+        if step.state_changed:
+            await self._commit(step, now, ActionReply(player_id, action_id, refused))
+        REFUSALS.labels(reason=step.refusal["reason"]).inc()
+        await conn.send(refused)
+        if step.state_changed:
+            await conn.send({"type": "view", "seq": self.record.seq, "view": view})
+        return "refused"
 
     async def preview(self, conn: Connection, action_id: str, action: dict[str, Any]) -> None:
         assert conn.seat is not None
+        async with self.lock:
+            await self.refresh()
         if self.record.status is TableStatus.OPEN:
             raise ProtocolError("not_started", id=action_id)
         seat = self.seat_of(conn.seat.player_id)
@@ -318,7 +413,7 @@ class TableRoom:
         if record.status is not TableStatus.STARTED or not 0 <= record.turn < len(record.players):
             return None
         player_id = record.players[record.turn].player_id
-        if player_id in self.connections:
+        if self.present(player_id):
             return record.deadline
         away = max(record.turn_since, self.away_since.get(player_id, record.turn_since))
         return min(record.deadline, away + self.hub.settings.disconnect_grace)
@@ -339,37 +434,36 @@ class TableRoom:
         )
 
     async def _expire(self, version: int) -> None:
+        """The table passes for the seat to play. Several replicas may try at once: the
+        version check lets exactly one of them apply it."""
         async with self.lock:
-            due = self._due()
-            if self.record.version != version or due is None:
-                return
-            now = self.hub.clock()
-            if now < due:
-                self._schedule_clock()
-                return
-            seat = self.record.turn
-            cause = (
-                "clock"
-                if self.record.players[seat].player_id in self.connections
-                else ("disconnected")
-            )
             try:
+                await self.refresh()
+                due = self._due()
+                if self.record.version != version or due is None:
+                    self._schedule_clock()
+                    return
+                now = self.hub.clock()
+                if now < due:
+                    self._schedule_clock()
+                    return
+                seat = self.record.turn
+                present = self.present(self.record.players[seat].player_id)
+                cause = "clock" if present else "disconnected"
                 step = await self.adapter.table_pass(self.record.state, seat, cause, now)
-            except GameUnavailableError:
+                if not step.accepted:
+                    log.error("table pass refused", extra={"table_id": self.table_id})
+                    return
+                await self._commit(step, now)
+                TABLE_PASSES.labels(cause=cause).inc()
+            except VersionConflictError:
+                await self.refresh()
+                self._schedule_clock()
+            except (GameUnavailableError, StoreUnavailableError):
                 self._timer = asyncio.get_running_loop().call_later(
                     self.hub.settings.retry_after_unavailable,
                     lambda: self.hub.spawn(self._expire(version)),
                 )
-                return
-            if not step.accepted:
-                log.error(
-                    "table pass refused", extra={"table_id": self.table_id, **(step.refusal or {})}
-                )
-                return
-            TABLE_PASSES.labels(cause=cause).inc()
-            await self._commit(step, now)
-            await self._publish(step)
-            self._schedule_clock()
 
     def stop_clock(self) -> None:
         if self._timer is not None:

@@ -7,6 +7,7 @@ import sys
 
 from aiohttp import web
 
+from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_str
 from lexio_common.logging import setup_logging
 from lexio_gateway.app import create_app
@@ -22,6 +23,7 @@ def main() -> None:
     except ConfigError as e:
         log.error("bad configuration", extra={"error": str(e)})
         sys.exit(2)
+    record_build_info("gateway")
     log.info("gateway listening", extra={"host": config.host, "port": config.port})
     # run_app turns SIGTERM/SIGINT into a graceful shutdown: on_shutdown tells every client
     # to reconnect, then the clean-up context closes the store and the channels.

@@ -11,7 +11,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from lexio_gateway.records import (
     ActionReply,
@@ -27,7 +27,14 @@ class VersionConflictError(Exception):
     """The table changed since it was read: the write was not applied."""
 
 
+class StoreUnavailableError(Exception):
+    """The store cannot be reached; nothing was written."""
+
+
 class TableStore(Protocol):
+    shared: bool
+    """True when several gateway replicas share the store (it then publishes commit notices)."""
+
     async def create_table(self, record: TableRecord) -> None: ...
 
     async def get_table(self, table_id: str) -> TableRecord | None: ...
@@ -38,9 +45,11 @@ class TableStore(Protocol):
         expected_version: int,
         events: Sequence[StoredEvent] = (),
         reply: ActionReply | None = None,
+        notice: dict[str, Any] | None = None,
     ) -> None:
         """Write ``record`` (whose version is ``expected_version + 1``), its new events and
-        the action's reply atomically, or raise :class:`VersionConflictError`."""
+        the action's reply atomically, or raise :class:`VersionConflictError`. A shared store
+        publishes ``notice`` on the bus in the same atomic step."""
         ...
 
     async def events_after(self, table_id: str, seq: int, limit: int) -> list[StoredEvent]: ...
@@ -56,6 +65,10 @@ class TableStore(Protocol):
     async def drop_token(self, token_hash: str) -> None: ...
 
     async def tables_in_play(self) -> list[TableRecord]: ...
+
+    async def due_tables(self, now: float) -> list[str]:
+        """Tables in play whose turn deadline has passed (shared stores; others: none)."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -148,6 +161,8 @@ class SqliteTableStore:
     synchronous=NORMAL appends to the log and needs no fsync of the database.
     """
 
+    shared = False
+
     def __init__(self, path: str | Path) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -177,6 +192,7 @@ class SqliteTableStore:
         expected_version: int,
         events: Sequence[StoredEvent] = (),
         reply: ActionReply | None = None,
+        notice: dict[str, Any] | None = None,
     ) -> None:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
@@ -236,6 +252,9 @@ class SqliteTableStore:
             f"SELECT {_COLUMNS} FROM tables WHERE status = ?", (TableStatus.STARTED.value,)
         ).fetchall()
         return [_record(r) for r in rows]
+
+    async def due_tables(self, now: float) -> list[str]:
+        return []  # one process holds every table: its own timers fire
 
     async def close(self) -> None:
         self._db.close()

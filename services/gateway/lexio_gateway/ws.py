@@ -23,6 +23,7 @@ from lexio_gateway.protocol import (
 )
 from lexio_gateway.records import TableStatus
 from lexio_gateway.room import TableRoom
+from lexio_gateway.store import StoreUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +159,11 @@ async def handle_frame(hub: TableHub, conn: Connection, text: str) -> None:
         if not conn.welcomed and frame["type"] != "hello":
             raise ProtocolError("hello_first")
         await HANDLERS[frame["type"]](hub, conn, frame)
+    except StoreUnavailableError:
+        unavailable: dict[str, Any] = {"type": "error", "code": "unavailable"}
+        if frame_id is not None:
+            unavailable["id"] = frame_id
+        await conn.send(unavailable)
     except ProtocolError as e:
         error: dict[str, Any] = {"type": "error", "code": e.code, **e.params}
         if frame_id is not None:
