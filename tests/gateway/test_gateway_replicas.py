@@ -4,16 +4,34 @@ a replica or Redis going away mid-game. Everything real: Redis, lobby, engine, l
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
+import aiohttp
 import pytest
-from gateway_play import bot, play_to_the_end, seated_table, started_table, to_play
-from lexio_testing import GatewayFactory, LoopThread, RedisServer
+from gateway_play import (
+    bot,
+    play_one_turn,
+    play_to_the_end,
+    seated_table,
+    started_table,
+    to_play,
+)
+from lexio_testing import (
+    GatewayFactory,
+    GatewayProcess,
+    LoopThread,
+    RedisServer,
+    environment_without_lexio,
+    free_port,
+)
 
 from lexio_client import GatewayClient, ServerError
+from lexio_engine.server import RunningEngine
 from lexio_gateway.records import SeatToken
+from lexio_lobby.server import RunningLobby
 
-pytestmark = pytest.mark.parametrize("gateway_backend", ["redis"])
+ON_REDIS = pytest.mark.parametrize("gateway_backend", ["redis"])
 
 
 class SocketRecorder:
@@ -33,6 +51,7 @@ class SocketRecorder:
         self.frames.append(frame)
 
 
+@ON_REDIS
 def test_one_table_across_two_replicas_plays_to_the_end(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -56,6 +75,7 @@ def test_one_table_across_two_replicas_plays_to_the_end(
     loop_thread.run(scenario(), timeout=120)
 
 
+@ON_REDIS
 def test_racing_duplicate_actions_on_two_replicas_apply_once(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -90,6 +110,7 @@ def test_racing_duplicate_actions_on_two_replicas_apply_once(
     loop_thread.run(scenario(), timeout=60)
 
 
+@ON_REDIS
 def test_the_turn_clock_fires_once_with_every_replica_holding_the_table(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -114,6 +135,7 @@ def test_the_turn_clock_fires_once_with_every_replica_holding_the_table(
     loop_thread.run(scenario(), timeout=60)
 
 
+@ON_REDIS
 def test_redis_restart_mid_game_loses_no_accepted_move(
     loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_server: RedisServer
 ) -> None:
@@ -149,3 +171,110 @@ def test_redis_restart_mid_game_loses_no_accepted_move(
                 assert len(client.log) == 4
 
     loop_thread.run(scenario(), timeout=60)
+
+
+async def _reconnect(client: GatewayClient, url: str, timeout: float = 15.0) -> None:
+    """What a browser does when its gateway vanishes: retry (here, at another replica)."""
+    client.base_url = url
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            await client.open()
+            return
+        except OSError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
+@pytest.fixture
+def replica_env(
+    engine_server: RunningEngine, lobby_server: RunningLobby, redis_server: RedisServer
+) -> dict[str, str]:
+    return environment_without_lexio(
+        LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_server.port}",
+        LEXIO_LOBBY_ADDRESS=f"127.0.0.1:{lobby_server.port}",
+        LEXIO_REDIS_URL=redis_server.url,
+        LEXIO_TURN_SECONDS="5",
+        LEXIO_DISCONNECT_GRACE="30",
+    )
+
+
+def test_a_replica_killed_mid_game_its_players_finish_on_the_other(
+    loop_thread: LoopThread, replica_env: dict[str, str]
+) -> None:
+    """SIGKILL one of two gateway processes: its player reconnects to the survivor; every
+    accepted move is intact; the table's clock keeps running there, once per turn."""
+    ports = [free_port(), free_port()]
+    doomed = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[0])}, ports[0])
+    survivor = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[1])}, ports[1])
+    try:
+
+        async def scenario() -> None:
+            ana = GatewayClient(aiohttp.ClientSession(), doomed.url, None)
+            bruno = GatewayClient(aiohttp.ClientSession(), survivor.url, None)
+            try:
+                await ana.open()
+                await bruno.open()
+                await ana.create("Ana")
+                await bruno.join(ana.table["code"], "Bruno")
+                await ana.wait_for(lambda f: f["type"] == "table" and len(f["seats"]) == 2)
+                await started_table([ana, bruno])
+                player = bot(9)
+                for _ in range(4):
+                    await play_one_turn([ana, bruno], player)
+                log_before = list(bruno.log)
+                doomed.kill()
+                await asyncio.wait_for(ana.closed.wait(), 5)
+                await _reconnect(ana, survivor.url)
+                assert ana.log == log_before and ana.seq == 4
+                await play_one_turn([ana, bruno], player)
+                # Nobody plays now: the survivor's clock passes for each seat in turn, once.
+                await bruno.wait_view(7, timeout=20)
+                assert ana.log[:4] == log_before
+                causes = [(e["seat"], e["cause"]) for e in bruno.log[5:7]]
+                assert causes == [(1, "clock"), (0, "clock")]
+            finally:
+                for client in (ana, bruno):
+                    await client.close()
+                    await client.session.close()
+
+        loop_thread.run(scenario(), timeout=90)
+    finally:
+        doomed.stop()
+        assert survivor.stop() == 0
+
+
+def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
+    loop_thread: LoopThread, replica_env: dict[str, str]
+) -> None:
+    """Every player of the table was on the replica that dies and nobody comes back: another
+    replica, which never held the table, picks its clock up and passes once per turn."""
+    ports = [free_port(), free_port()]
+    doomed = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[0])}, ports[0])
+    survivor = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[1])}, ports[1])
+    try:
+
+        async def before() -> tuple[str, str]:
+            async with seated_table(doomed.url, ["Ana", "Bruno"]) as clients:
+                await started_table(clients)
+                token = clients[1].token
+                assert token is not None
+                doomed.kill()
+                return token, clients[0].table["table_id"]
+
+        token, _table_id = loop_thread.run(before(), timeout=60)
+        time.sleep(5.5)  # past the 5 s turn clock, with no gateway holding the table
+
+        async def after() -> None:
+            async with GatewayClient.connect(survivor.url, token=token) as bruno:
+                await bruno.wait_view(1, timeout=10)
+                first = bruno.log[0]
+                assert (first["kind"], first["seat"], first["cause"]) == ("pass", 0, "disconnected")
+                seqs = [e["number"] for e in bruno.log]
+                assert seqs == list(range(1, len(seqs) + 1))  # no pass applied twice
+
+        loop_thread.run(after(), timeout=60)
+    finally:
+        doomed.stop()
+        survivor.stop()

@@ -4,71 +4,32 @@ a gateway stopped gracefully tells its clients to reconnect."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
 import pytest
 from gateway_play import bot, pass_one_turn, play_one_turn, started_game, started_table, to_play
-from lexio_testing import GatewayFactory, LoopThread
+from lexio_testing import (
+    GatewayFactory,
+    GatewayProcess,
+    LoopThread,
+    environment_without_lexio,
+    free_port,
+)
 
 from lexio_client import GatewayClient
 from lexio_engine.server import RunningEngine
 from lexio_lobby.server import RunningLobby
-
-GATEWAY = Path(sys.executable).with_name("lexio-gateway")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class GatewayProcess:
-    """The real ``lexio-gateway`` program, as an operator runs it."""
-
-    def __init__(self, env: dict[str, str], port: int) -> None:
-        self.url = f"http://127.0.0.1:{port}"
-        self.process = subprocess.Popen(
-            [str(GATEWAY)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, (
-                self.process.stderr.read() if self.process.stderr else ""
-            )
-            try:
-                with urllib.request.urlopen(f"{self.url}/readyz", timeout=1) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("the gateway did not become ready")
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=20)
 
 
 @pytest.fixture
 def gateway_env(
     engine_server: RunningEngine, lobby_server: RunningLobby, tmp_path: Path
 ) -> Iterator[tuple[dict[str, str], int]]:
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
+    port = free_port()
+    env = environment_without_lexio()
     env.update(
         LEXIO_GATEWAY_PORT=str(port),
         LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_server.port}",

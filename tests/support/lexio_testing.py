@@ -6,13 +6,18 @@ Kept apart from conftest.py so that test modules import it by a stable name.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from aiohttp import web
@@ -123,3 +128,42 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+class GatewayProcess:
+    """The real ``lexio-gateway`` program, as an operator runs it, ready on ``url``."""
+
+    def __init__(self, env: dict[str, str], port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        executable = Path(sys.executable).with_name("lexio-gateway")
+        self.process = subprocess.Popen(
+            [str(executable)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, (
+                self.process.stderr.read() if self.process.stderr else ""
+            )
+            try:
+                with urllib.request.urlopen(f"{self.url}/readyz", timeout=1) as reply:
+                    if reply.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError("the gateway did not become ready")
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=20)
+
+
+def environment_without_lexio(**settings: str) -> dict[str, str]:
+    """This process's environment without any LEXIO_ setting, plus ``settings``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
+    env.update(settings)
+    return env

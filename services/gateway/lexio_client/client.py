@@ -37,7 +37,7 @@ class GatewayClient:
 
     def __init__(self, session: aiohttp.ClientSession, base_url: str, origin: str | None) -> None:
         self.session = session
-        self._base_url = base_url.rstrip("/")
+        self.base_url = base_url.rstrip("/")
         self._origin = origin
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -73,7 +73,7 @@ class GatewayClient:
         """(Re)connect and say hello; with a token, resume the seat from the last seq seen."""
         headers = {"Origin": self._origin} if self._origin else {}
         self._ws = await self.session.ws_connect(
-            f"{self._base_url}/ws", headers=headers, heartbeat=None, compress=0
+            f"{self.base_url}/ws", headers=headers, heartbeat=None, compress=0
         )
         self.closed.clear()
         self._reader = asyncio.create_task(self._read(self._ws))
