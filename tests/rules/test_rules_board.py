@@ -2,36 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable
 
 import pytest
+from rules_positions import (
+    RULES_GRID,
+    AcceptAll,
+    N,
+    accepted,
+    board_with,
+    position,
+    refused,
+    words_of,
+)
 
 from lexio_rules.actions import Place
 from lexio_rules.board import EMPTY_BOARD, Square, on_board, square_at
-from lexio_rules.game import Accepted, Outcome, Refused, play
+from lexio_rules.game import play
 from lexio_rules.reasons import Reason
-from lexio_rules.state import GameState, new_game
 
-N = 13
 Cell = tuple[int, int]
-
-# The grid of lexio-rules.md R9, copied verbatim (row label first).
-RULES_GRID = """
- 0   ## ##  .  . W3  .  .  . W3  .  . ## ##
- 1   ## ## W2  .  .  .  .  .  .  . W2 ## ##
- 2    . W2  .  . L2  .  .  . L2  .  . W2  .
- 3    .  .  .  X  .  .  .  .  .  X  .  .  .
- 4   W3  . L2  .  . L3  . L3  .  . L2  . W3
- 5    .  .  .  . L3  .  .  . L3  .  .  .  .
- 6    .  .  .  .  .  .  *  .  .  .  .  .  .
- 7    .  .  .  . L3  .  .  . L3  .  .  .  .
- 8   W3  . L2  .  . L3  . L3  .  . L2  . W3
- 9    .  .  .  X  .  .  .  .  .  X  .  .  .
-10    . W2  .  . L2  .  .  . L2  .  . W2  .
-11   ## ## W2  .  .  .  .  .  .  . W2 ## ##
-12   ## ##  .  . W3  .  .  . W3  .  . ## ##
-"""
 
 TOKEN_SQUARE = {
     "##": Square.WALL,
@@ -93,38 +83,6 @@ def is_border(r: int, c: int) -> bool:
     return on_board(r, c) and any(not on_board(nr, nc) for nr, nc in neighbours(r, c))
 
 
-def board_with(cells: Iterable[tuple[int, int, str]]) -> str:
-    chars = list(EMPTY_BOARD)
-    for r, c, ch in cells:
-        assert chars[r * N + c] == "."
-        chars[r * N + c] = ch
-    return "".join(chars)
-
-
-def word_at(row: int, col: int, word: str, across: bool = True) -> list[tuple[int, int, str]]:
-    dr, dc = (0, 1) if across else (1, 0)
-    return [(row + i * dr, col + i * dc, ch) for i, ch in enumerate(word)]
-
-
-def position(racks: Sequence[str], board: str = EMPTY_BOARD, bag: str = "EEEEEEEEEE") -> GameState:
-    return replace(new_game(len(racks), seed=1, now=0.0), racks=tuple(racks), board=board, bag=bag)
-
-
-def accepted(outcome: Outcome) -> Accepted:
-    assert isinstance(outcome, Accepted), outcome
-    return outcome
-
-
-def refused(outcome: Outcome) -> Refused:
-    assert isinstance(outcome, Refused), outcome
-    return outcome
-
-
-class AcceptAll:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        return []
-
-
 # --- R7 ---------------------------------------------------------------------------------------
 
 
@@ -175,7 +133,7 @@ def test_r7_a_word_starts_right_after_a_wall() -> None:
     move = accepted(
         play(game, 0, Place.of((1, 2, "S"), (1, 3, "E"), (1, 4, "L")), 1.0, AcceptAll())
     )
-    words = [(w.word, w.row, w.col, w.across, w.score) for w in move.entry.words]
+    words = words_of(move)
     # SEL: (S1 + E1 + L1) × 2 (W2 at (1,2)) = 6; SE (down): (S1 + E1) × 2 = 4.
     assert words == [("SEL", 1, 2, True, 6), ("SE", 1, 2, False, 4)]
     assert move.entry.score == 10
@@ -185,7 +143,7 @@ def test_r7_a_word_ends_right_before_a_wall() -> None:
     # (1,11) is walled: the row word ending at (1,10) is complete.
     game = position(["ZEEEEEE", "EEEEEEE"], board=board_with([(2, 10, "A")]))
     move = accepted(play(game, 0, Place.of((1, 9, "Z"), (1, 10, "E")), 1.0, AcceptAll()))
-    words = [(w.word, w.row, w.col, w.across, w.score) for w in move.entry.words]
+    words = words_of(move)
     # ZE: (Z10 + E1) × 2 (W2 at (1,10)) = 22; EA (down from (1,10)): (E1 + A1) × 2 = 4.
     assert words == [("ZE", 1, 9, True, 22), ("EA", 1, 10, False, 4)]
     assert move.entry.score == 26
@@ -196,9 +154,7 @@ def test_r7_a_column_word_stops_at_the_wall_below() -> None:
     game = position(["OSEEEEE", "EEEEEEE"], board=board_with([(9, 1, "N")]))
     move = accepted(play(game, 0, Place.of((10, 1, "O")), 1.0, AcceptAll()))
     # NO down from (9,1): N1 + O1 on W2 (10,1) → ×2 = 4; (11,1) is walled so the word stops.
-    assert [(w.word, w.row, w.col, w.across, w.score) for w in move.entry.words] == [
-        ("NO", 9, 1, False, 4)
-    ]
+    assert words_of(move) == [("NO", 9, 1, False, 4)]
 
 
 # --- R8 ---------------------------------------------------------------------------------------

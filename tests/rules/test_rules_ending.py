@@ -7,59 +7,25 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+import rules_positions
+from rules_positions import OS, AcceptAll, Exploding, accepted, worth
 
 from lexio_rules.actions import Action, Exchange, Pass, PassCause, Place
-from lexio_rules.game import Accepted, Outcome, Refused, WordSet, final_reckoning, play, preview
+from lexio_rules.game import Refused, WordSet, final_reckoning, play, preview
 from lexio_rules.reasons import Reason
-from lexio_rules.state import EndCause, Ending, GameState, new_game
-
-# R5, from the rules text.
-VALUE = {
-    **dict.fromkeys("EAISNRTULO", 1),
-    **dict.fromkeys("DCMP", 2),
-    **dict.fromkeys("GB", 3),
-    **dict.fromkeys("VFH", 4),
-    **dict.fromkeys("QJX", 8),
-    **dict.fromkeys("YKWZ", 10),
-    "?": 0,
-}
-
-
-def worth(rack: str) -> int:
-    return sum(VALUE[t] for t in rack)
+from lexio_rules.state import EndCause, Ending, GameState
 
 
 def position(racks: Sequence[str], bag: str = "", scores: Sequence[int] | None = None) -> GameState:
-    game = new_game(len(racks), seed=1, now=0.0)
-    return replace(
-        game,
-        racks=tuple(racks),
-        bag=bag,
-        scores=tuple(scores) if scores is not None else game.scores,
-    )
-
-
-class AcceptAll:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        return []
-
-
-class Exploding:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        raise AssertionError("the lexicon must not be consulted")
-
-
-def accepted(outcome: Outcome) -> Accepted:
-    assert isinstance(outcome, Accepted), outcome
-    return outcome
+    """A new game with these racks; the bag is empty unless told otherwise."""
+    game = rules_positions.position(racks, bag=bag)
+    return game if scores is None else replace(game, scores=tuple(scores))
 
 
 def ending_of(game: GameState) -> Ending:
     assert game.ending is not None
     return game.ending
 
-
-OS = Place.of((6, 5, "O"), (6, 6, "S"))
 
 # --- R30 --------------------------------------------------------------------------------------
 

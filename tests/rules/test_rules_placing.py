@@ -3,65 +3,30 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 
 import pytest
+from rules_positions import (
+    TABLE_BOARD,
+    Exploding,
+    N,
+    Recording,
+    TileSpec,
+    accepted,
+    board_with,
+    position,
+    word_at,
+    words_of,
+)
 
 from lexio_rules.actions import Place
-from lexio_rules.board import EMPTY_BOARD
-from lexio_rules.game import Accepted, Outcome, Refused, play
+from lexio_rules.game import Refused, play
 from lexio_rules.reasons import MalformedActionError, Reason
-from lexio_rules.state import GameState, new_game
-
-N = 13
-TileSpec = tuple[int, int, str] | tuple[int, int, str, bool]
-
-
-def board_with(cells: Iterable[tuple[int, int, str]]) -> str:
-    chars = list(EMPTY_BOARD)
-    for r, c, ch in cells:
-        assert chars[r * N + c] == "."
-        chars[r * N + c] = ch
-    return "".join(chars)
-
-
-def word_at(row: int, col: int, word: str, across: bool = True) -> list[tuple[int, int, str]]:
-    dr, dc = (0, 1) if across else (1, 0)
-    return [(row + i * dr, col + i * dc, ch) for i, ch in enumerate(word)]
-
-
-def position(
-    racks: Sequence[str], board: str = EMPTY_BOARD, bag: str = "EEEEEEEEEE", turn: int = 0
-) -> GameState:
-    game = new_game(len(racks), seed=1, now=0.0)
-    return replace(game, racks=tuple(racks), board=board, bag=bag, turn=turn)
+from lexio_rules.state import GameState
 
 
 def cell(board: str, r: int, c: int) -> str:
     return board[r * N + c]
-
-
-class Recording:
-    """A lexicon that knows ``known`` (or every word) and writes down each consultation."""
-
-    def __init__(self, known: Iterable[str] | None = None) -> None:
-        self.known = None if known is None else frozenset(known)
-        self.calls: list[tuple[str, ...]] = []
-
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        self.calls.append(tuple(words))
-        return [] if self.known is None else [w for w in words if w not in self.known]
-
-
-class Exploding:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        raise AssertionError(f"the lexicon must not be consulted (asked {words})")
-
-
-def accepted(outcome: Outcome) -> Accepted:
-    assert isinstance(outcome, Accepted), outcome
-    return outcome
 
 
 def refusal_reason(game: GameState, tiles: Sequence[TileSpec], seat: int = 0) -> Reason:
@@ -70,12 +35,6 @@ def refusal_reason(game: GameState, tiles: Sequence[TileSpec], seat: int = 0) ->
     assert outcome.state == game  # a form refusal changes nothing at all
     return outcome.refusal.reason
 
-
-def words_of(outcome: Accepted) -> list[tuple[str, int, int, bool, int]]:
-    return [(w.word, w.row, w.col, w.across, w.score) for w in outcome.entry.words]
-
-
-TABLE_BOARD = board_with(word_at(6, 2, "TABLE"))  # TABLE across, cols 2..6 of row 6
 
 # --- R12 --------------------------------------------------------------------------------------
 

@@ -7,31 +7,19 @@ reserve_empty, unknown_words; for an exchange bag_too_small.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+import rules_positions
+from rules_positions import OS, TABLE_BOARD, Exploding, TileSpec
 
 from lexio_rules.actions import Action, Exchange, Pass, Place
 from lexio_rules.board import EMPTY_BOARD
 from lexio_rules.game import Lexicon, Refused, WordSet, play
 from lexio_rules.reasons import Reason
 from lexio_rules.reserve import Reserve
-from lexio_rules.state import GameState, new_game
-
-N = 13
-TileSpec = tuple[int, int, str] | tuple[int, int, str, bool]
-
-
-def board_with(cells: Iterable[tuple[int, int, str]]) -> str:
-    chars = list(EMPTY_BOARD)
-    for r, c, ch in cells:
-        assert chars[r * N + c] == "."
-        chars[r * N + c] = ch
-    return "".join(chars)
-
-
-TABLE_BOARD = board_with([(6, 2 + i, ch) for i, ch in enumerate("TABLE")])
+from lexio_rules.state import GameState
 
 
 def position(
@@ -40,15 +28,10 @@ def position(
     bag: str = "IIIIIIIIII",
     empty_reserve: bool = False,
 ) -> GameState:
-    game = replace(new_game(len(racks), seed=1, now=0.0), racks=tuple(racks), board=board, bag=bag)
+    game = rules_positions.position(racks, board=board, bag=bag)
     if empty_reserve:
         game = replace(game, reserves=tuple(Reserve(0, 0.0) for _ in racks))
     return game
-
-
-class Exploding:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        raise AssertionError("the lexicon must not be consulted")
 
 
 def reason(
@@ -62,7 +45,7 @@ def reason(
 
 def ended() -> GameState:
     game = position(["OS", "KE?"], bag="")
-    outcome = play(game, 0, Place.of((6, 5, "O"), (6, 6, "S")), 0.0, WordSet(["OS"]))
+    outcome = play(game, 0, OS, 0.0, WordSet(["OS"]))
     assert outcome.state.over
     return outcome.state
 

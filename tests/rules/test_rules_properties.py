@@ -18,50 +18,21 @@ from dataclasses import dataclass, replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rules_positions import RULES_DISTRIBUTION, RULES_GRID, RULES_VALUES, AcceptAll, N, worth
 
 from lexio_rules.actions import Action, Exchange, Pass, PassCause, Place, TilePlacement
 from lexio_rules.game import Accepted, Outcome, Refused, final_reckoning, play
 from lexio_rules.reasons import Reason
 from lexio_rules.state import EndCause, EntryKind, GameState, new_game
 
-N = 13
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-# R4 and R5, from the rules text.
-DISTRIBUTION = Counter(
-    {
-        "A": 9, "B": 2, "C": 3, "D": 3, "E": 14, "F": 2, "G": 2, "H": 2, "I": 8, "J": 1,
-        "K": 1, "L": 5, "M": 3, "N": 6, "O": 6, "P": 2, "Q": 1, "R": 6, "S": 6, "T": 6,
-        "U": 6, "V": 2, "W": 1, "X": 1, "Y": 1, "Z": 1, "?": 2,
-    }
-)  # fmt: skip
-VALUE = {
-    **dict.fromkeys("EAISNRTULO", 1),
-    **dict.fromkeys("DCMP", 2),
-    **dict.fromkeys("GB", 3),
-    **dict.fromkeys("VFH", 4),
-    **dict.fromkeys("QJX", 8),
-    **dict.fromkeys("YKWZ", 10),
-    "?": 0,
-}
+# R4 from the rules text, as a multiset of tiles.
+DISTRIBUTION = Counter(RULES_DISTRIBUTION)
 
-# R7/R9 from the rules grid: '#' walled, letters/words multipliers, 'X' crossing.
-GRID = """
-## ## .  .  W3 .  .  .  W3 .  .  ## ##
-## ## W2 .  .  .  .  .  .  .  W2 ## ##
-.  W2 .  .  L2 .  .  .  L2 .  .  W2 .
-.  .  .  X  .  .  .  .  .  X  .  .  .
-W3 .  L2 .  .  L3 .  L3 .  .  L2 .  W3
-.  .  .  .  L3 .  .  .  L3 .  .  .  .
-.  .  .  .  .  .  *  .  .  .  .  .  .
-.  .  .  .  L3 .  .  .  L3 .  .  .  .
-W3 .  L2 .  .  L3 .  L3 .  .  L2 .  W3
-.  .  .  X  .  .  .  .  .  X  .  .  .
-.  W2 .  .  L2 .  .  .  L2 .  .  W2 .
-## ## W2 .  .  .  .  .  .  .  W2 ## ##
-## ## .  .  W3 .  .  .  W3 .  .  ## ##
-"""
-SQUARES = [token for line in GRID.strip().splitlines() for token in line.split()]
+# R7/R9 from the rules grid, its row labels dropped: '##' walled, letters/words multipliers,
+# 'X' crossing.
+SQUARES = [token for line in RULES_GRID.strip().splitlines() for token in line.split()[1:]]
 assert len(SQUARES) == N * N
 
 
@@ -76,10 +47,6 @@ def playable(r: int, c: int) -> bool:
 def tile_multiset(game: GameState) -> Counter[str]:
     on_board = ["?" if ch.islower() else ch for ch in game.board if ch.isalpha()]
     return Counter("".join(game.racks) + game.bag + "".join(on_board))
-
-
-def worth(rack: str) -> int:
-    return sum(VALUE[t] for t in rack)
 
 
 # --- an independent scorer, written from R14 and R21–R24 ------------------------------------
@@ -118,7 +85,7 @@ def expected_words(before: str, tiles: Sequence[TilePlacement]) -> list[tuple[st
         total, factor = 0, 1
         for r, c in run:
             ch = board[r * N + c]
-            value = 0 if ch.islower() else VALUE[ch]
+            value = 0 if ch.islower() else RULES_VALUES[ch]
             if (r, c) in new:
                 sq = square(r, c)
                 value *= {"L2": 2, "L3": 3}.get(sq, 1)
@@ -131,11 +98,6 @@ def expected_words(before: str, tiles: Sequence[TilePlacement]) -> list[tuple[st
 
 
 # --- random games ------------------------------------------------------------------------------
-
-
-class AcceptAll:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        return []
 
 
 class Subset:

@@ -4,58 +4,24 @@ R24 (seven tiles), R25 (preview)."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+from rules_positions import AcceptAll, N, TileSpec, accepted, board_with, position, word_at
 
 from lexio_rules.actions import Pass, Place
 from lexio_rules.board import EMPTY_BOARD, Square, square_at
-from lexio_rules.game import Accepted, Outcome, Refused, play, preview
+from lexio_rules.game import Refused, play, preview
 from lexio_rules.placement import FormedMove, form_move
 from lexio_rules.reasons import Reason
 from lexio_rules.reserve import Reserve
-from lexio_rules.state import GameState, new_game
-
-N = 13
-TileSpec = tuple[int, int, str] | tuple[int, int, str, bool]
-
-
-def board_with(cells: Iterable[tuple[int, int, str]]) -> str:
-    chars = list(EMPTY_BOARD)
-    for r, c, ch in cells:
-        assert chars[r * N + c] == "."
-        chars[r * N + c] = ch
-    return "".join(chars)
-
-
-def word_at(row: int, col: int, word: str, across: bool = True) -> list[tuple[int, int, str]]:
-    dr, dc = (0, 1) if across else (1, 0)
-    return [(row + i * dr, col + i * dc, ch) for i, ch in enumerate(word)]
-
-
-def position(racks: Sequence[str], board: str = EMPTY_BOARD, bag: str = "EEEEEEEEEE") -> GameState:
-    game = new_game(len(racks), seed=1, now=0.0)
-    return replace(game, racks=tuple(racks), board=board, bag=bag)
-
-
-class AcceptAll:
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        self.calls += 1
-        return []
+from lexio_rules.state import GameState
 
 
 class RejectAll:
     def unknown(self, words: Sequence[str]) -> list[str]:
         return list(words)
-
-
-def accepted(outcome: Outcome) -> Accepted:
-    assert isinstance(outcome, Accepted), outcome
-    return outcome
 
 
 def scored(

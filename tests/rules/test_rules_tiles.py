@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from rules_positions import RULES_DISTRIBUTION, RULES_VALUES
 
 from lexio_rules.reasons import InvalidSeatError
 from lexio_rules.state import MAX_PLAYERS, MIN_PLAYERS, new_game, shuffled
@@ -16,25 +17,6 @@ from lexio_rules.tiles import (
     letter_value,
     rack_value,
 )
-
-# R4, copied from lexio-rules.md: "A9 B2 C3 D3 E14 F2 G2 H2 I8 J1 K1 L5 M3 N6 O6 P2 Q1 R6 S6 T6
-# U6 V2 W1 X1 Y1 Z1, blanks 2".
-RULES_DISTRIBUTION = {
-    "A": 9, "B": 2, "C": 3, "D": 3, "E": 14, "F": 2, "G": 2, "H": 2, "I": 8, "J": 1,
-    "K": 1, "L": 5, "M": 3, "N": 6, "O": 6, "P": 2, "Q": 1, "R": 6, "S": 6, "T": 6,
-    "U": 6, "V": 2, "W": 1, "X": 1, "Y": 1, "Z": 1, "?": 2,
-}  # fmt: skip
-
-# R5, copied from lexio-rules.md.
-RULES_VALUES = {
-    **dict.fromkeys("EAISNRTULO", 1),
-    **dict.fromkeys("DCMP", 2),
-    **dict.fromkeys("GB", 3),
-    **dict.fromkeys("VFH", 4),
-    **dict.fromkeys("QJX", 8),
-    **dict.fromkeys("YKWZ", 10),
-    "?": 0,
-}
 
 
 def test_r4_distribution_is_exactly_the_decision() -> None:

@@ -4,42 +4,27 @@ R20 (anti-probing reserve), R26 (exchange), R27 (pass), R28 (clock), R29 (discon
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+import rules_positions
+from rules_positions import (
+    OS,
+    TABLE_BOARD,
+    Exploding,
+    Recording,
+    accepted,
+    board_with,
+    refused,
+)
 
 from lexio_rules.actions import Action, Exchange, Pass, PassCause, Place
 from lexio_rules.board import EMPTY_BOARD
-from lexio_rules.game import (
-    Accepted,
-    Examined,
-    Outcome,
-    Refusal,
-    Refused,
-    WordSet,
-    conclude,
-    examine,
-    play,
-)
+from lexio_rules.game import Examined, Refusal, WordSet, conclude, examine, play
 from lexio_rules.reasons import InvalidSeatError, MalformedActionError, Reason
 from lexio_rules.reserve import REGAIN_SECONDS, RESERVE_MAX, Reserve
 from lexio_rules.state import DEFAULT_TURN_SECONDS, EntryKind, GameState, WordScore, new_game
-
-N = 13
-
-
-def board_with(cells: Iterable[tuple[int, int, str]]) -> str:
-    chars = list(EMPTY_BOARD)
-    for r, c, ch in cells:
-        assert chars[r * N + c] == "."
-        chars[r * N + c] = ch
-    return "".join(chars)
-
-
-def word_at(row: int, col: int, word: str, across: bool = True) -> list[tuple[int, int, str]]:
-    dr, dc = (0, 1) if across else (1, 0)
-    return [(row + i * dr, col + i * dc, ch) for i, ch in enumerate(word)]
 
 
 def position(
@@ -48,39 +33,9 @@ def position(
     bag: str = "EEEEEEEEEEEEEEEEEEEE",
     now: float = 0.0,
 ) -> GameState:
-    game = new_game(len(racks), seed=1, now=now)
-    return replace(game, racks=tuple(racks), board=board, bag=bag)
+    """As rules_positions.position, with a bag of twenty tiles unless told otherwise."""
+    return rules_positions.position(racks, board=board, bag=bag, now=now)
 
-
-class Recording:
-    """Knows ``known`` (or every word when None); writes down each consultation."""
-
-    def __init__(self, known: Iterable[str] | None = None) -> None:
-        self.known = None if known is None else frozenset(known)
-        self.calls: list[tuple[str, ...]] = []
-
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        self.calls.append(tuple(words))
-        return [] if self.known is None else [w for w in words if w not in self.known]
-
-
-class Exploding:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        raise AssertionError(f"the lexicon must not be consulted (asked {words})")
-
-
-def accepted(outcome: Outcome) -> Accepted:
-    assert isinstance(outcome, Accepted), outcome
-    return outcome
-
-
-def refused(outcome: Outcome) -> Refused:
-    assert isinstance(outcome, Refused), outcome
-    return outcome
-
-
-TABLE_BOARD = board_with(word_at(6, 2, "TABLE"))
-OS = Place.of((6, 5, "O"), (6, 6, "S"))  # a valid first move for a rack holding O and S
 
 # --- R10 --------------------------------------------------------------------------------------
 

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+from rules_positions import accepted
 
 from lexio_rules.actions import Exchange, Pass, Place
-from lexio_rules.game import Accepted, Outcome, WordSet, play
+from lexio_rules.game import WordSet, play
 from lexio_rules.reasons import InvalidSeatError
 from lexio_rules.state import GameState, new_game
 from lexio_rules.views import SeatView, all_views, seat_view
@@ -24,11 +25,6 @@ BAG = "GGLLNNRRTTUUDDBB"
 def position() -> GameState:
     game = new_game(3, seed=8, now=0.0)
     return replace(game, racks=RACKS, bag=BAG)
-
-
-def accepted(outcome: Outcome) -> Accepted:
-    assert isinstance(outcome, Accepted), outcome
-    return outcome
 
 
 def serialised(view: SeatView) -> list[str]:
