@@ -50,6 +50,8 @@ class GatewayClient:
         self.view: Frame = {}
         self.log: list[Frame] = []
         self.seq = -1
+        self.view_seq = -1
+        """The event the current view follows."""
         self.games: dict[str, bool] = {}
         self.closed = asyncio.Event()
         self.on_frame: Callable[[Frame], object] | None = None
@@ -127,11 +129,12 @@ class GatewayClient:
         if kind == "seated":
             self.token = frame["token"]
             self.player = frame["player"]
-            self.log, self.view, self.seq = [], {}, -1
+            self.log, self.view, self.seq, self.view_seq = [], {}, -1, -1
         elif kind == "table":
             self.table = frame
         elif kind == "snapshot":
             self.seq, self.view = frame["seq"], frame["view"]
+            self.view_seq = frame["seq"]
             self.log = list(frame["view"]["log"])
         elif kind == "event":
             if frame["seq"] == self.seq + 1:
@@ -139,6 +142,7 @@ class GatewayClient:
                 self.seq = frame["seq"]
         elif kind == "view":
             self.view = frame["view"]
+            self.view_seq = frame["seq"]
         for entry in list(self._waiters):
             predicate, future = entry
             if not future.done() and predicate(frame):
@@ -213,7 +217,9 @@ class GatewayClient:
         return ack
 
     async def wait_view(self, seq: int, timeout: float = 10.0) -> None:
-        if self.seq >= seq and self.view:
+        """Until this seat's view is the one after event ``seq`` (an event frame comes before
+        its view: having the event is not enough)."""
+        if self.view_seq >= seq:
             return
         await self.wait_for(
             lambda f: f["type"] in ("view", "snapshot") and f["seq"] >= seq, timeout

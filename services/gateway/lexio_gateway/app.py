@@ -15,6 +15,7 @@ from aiohttp import web
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from lexio_common import redis_client
 from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
@@ -103,8 +104,16 @@ def _services(
         store: TableStore
         bus: Bus
         if config.redis_url:
-            redis_store = RedisTableStore.from_url(config.redis_url)
-            store, bus = redis_store, RedisBus(redis_store.client)
+            store = RedisTableStore.from_url(config.redis_url)
+            bus = RedisBus(
+                redis_client.connect(
+                    config.redis_url,
+                    timeout=2.0,
+                    name="lexio-gateway-bus",
+                    text=False,
+                    subscriber=True,
+                )
+            )
         else:
             store, bus = SqliteTableStore(config.db_path), LocalBus()
         engine_channel = grpc.aio.insecure_channel(config.engine_address)
@@ -142,6 +151,7 @@ def _services(
         await asyncio.gather(*background, return_exceptions=True)
         await engine_channel.close()
         await lobby_channel.close()
+        await bus.close()
         await store.close()
 
     return services

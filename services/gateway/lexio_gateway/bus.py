@@ -33,6 +33,8 @@ class Bus(Protocol):
         """Deliver every notice to ``handler``, in order, until cancelled."""
         ...
 
+    async def close(self) -> None: ...
+
 
 class LocalBus:
     """One process: notices go through a queue, delivered in order by one task."""
@@ -42,6 +44,9 @@ class LocalBus:
 
     async def publish(self, notice: Notice) -> None:
         self._queue.put_nowait(notice)
+
+    async def close(self) -> None:
+        return None
 
     async def run(self, handler: Handler) -> None:
         while True:
@@ -60,6 +65,9 @@ class RedisBus:
     def __init__(self, client: aioredis.Redis, retry_max: float = 2.0) -> None:
         self._client = client
         self._retry_max = retry_max
+
+    async def close(self) -> None:
+        await self._client.aclose()
 
     async def publish(self, notice: Notice) -> None:
         try:

@@ -19,6 +19,7 @@ from typing import Any, Final, TypeVar
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from lexio_common import redis_client
 from lexio_gateway.bus import CHANNEL
 from lexio_gateway.records import (
     ActionReply,
@@ -103,7 +104,7 @@ class RedisTableStore:
 
     @classmethod
     def from_url(cls, url: str) -> RedisTableStore:
-        return cls(aioredis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0))
+        return cls(redis_client.connect(url, timeout=2.0, name="lexio-gateway", text=False))
 
     @property
     def client(self) -> aioredis.Redis:

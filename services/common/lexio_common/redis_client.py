@@ -1,0 +1,33 @@
+"""One way for every service to open its Redis client.
+
+Bounded waits; no automatic retry (a retried compare-and-set whose reply was lost would report
+a false conflict or, worse, run twice); and redis-py's maintenance notifications off: with them
+on (its default for RESP3) the pool skips its check that an idle connection is still open, and
+the first call after a Redis restart fails although Redis is back.
+"""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.maint_notifications import MaintNotificationsConfig
+
+
+def connect(
+    url: str, *, timeout: float, name: str, text: bool, subscriber: bool = False
+) -> aioredis.Redis:
+    """A client for ``url`` (no I/O yet). ``text``: replies decoded to str. A ``subscriber``
+    waits for messages as long as it takes (its reads have no timeout; pings find dead peers).
+    ValueError for a URL redis-py cannot read."""
+    return aioredis.Redis.from_url(
+        url,
+        decode_responses=text,
+        socket_timeout=None if subscriber else timeout,
+        socket_keepalive=True,
+        health_check_interval=10 if subscriber else 0,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+        maint_notifications_config=MaintNotificationsConfig(enabled=False),
+        client_name=name,
+    )
