@@ -9,7 +9,7 @@ STAMP_DEPS := $(VENV)/.deps
 STAMP_GEN := gen/.stamp
 STAMP_INSTALL := $(VENV)/.installed
 
-.PHONY: setup test test-slow lint fmt run bench clean wordlist browser redis
+.PHONY: setup test test-slow lint fmt run bench clean wordlist browser redis prometheus
 
 setup: $(STAMP_INSTALL)
 
@@ -35,7 +35,7 @@ $(STAMP_INSTALL): $(STAMP_GEN) pyproject.toml
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy services tests bench
+	$(BIN)/mypy services tests bench deploy
 
 fmt: setup
 	$(BIN)/ruff check --fix .
@@ -56,7 +56,15 @@ redis:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; \
 	else echo "redis-server is missing: sudo apt-get install redis-server" >&2; exit 1; fi
 
-test: setup lint browser redis
+# The ops tests run Debian's promtool and a prometheus server of their own on loopback.
+prometheus:
+	@if command -v promtool >/dev/null && command -v prometheus >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus \
+		&& { service prometheus stop; update-rc.d prometheus disable; systemctl disable prometheus; true; } >/dev/null 2>&1; \
+	else echo "Prometheus is missing: sudo apt-get install --no-install-recommends prometheus" >&2; exit 1; fi
+
+test: setup lint browser redis prometheus
 	$(BIN)/pytest -m "not slow"
 
 test-slow: setup

@@ -1,8 +1,10 @@
 """Helpers for the lobby suites: a fake clock, and a real lobby server driven synchronously.
 
 Not a conftest (a second conftest module breaks mypy): each suite builds its own fixtures from
-:class:`LobbyHarness`. The server runs on the session's ``loop_thread`` with a real SQLite file;
-tests talk to it over gRPC on 127.0.0.1 with ordinary synchronous stubs.
+:class:`LobbyHarness`. The server runs on the session's ``loop_thread`` with a real SQLite file,
+or — the suites run on both :data:`BACKENDS` — on a real redis-server of its own (the
+``redis_server`` fixture of tests/conftest.py); tests talk to it over gRPC on 127.0.0.1 with
+ordinary synchronous stubs.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import grpc
-from lexio_testing import LoopThread
+import pytest
+import redis
+from lexio_testing import LoopThread, RedisServer
 from prometheus_client import CollectorRegistry
 
 from lexio.lobby.v1 import lobby_pb2 as pb
@@ -22,7 +26,10 @@ from lexio.lobby.v1 import lobby_pb2_grpc
 from lexio_lobby.codes import ALPHABET, new_code
 from lexio_lobby.games import GameSpec
 from lexio_lobby.metrics import LobbyMetrics
+from lexio_lobby.model import TableState
+from lexio_lobby.redis_store import DEFAULT_PREFIX, RedisTableStore
 from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
+from lexio_lobby.store import SqliteTableStore, TableStore
 
 T = TypeVar("T")
 
@@ -34,6 +41,8 @@ PARTY = GameSpec(name="party", min_seats=3, max_seats=6)
 TTL = 3600.0
 JOIN_FAILURES = 10
 JOIN_WINDOW = 600.0
+#: Where tables live: every store-dependent suite runs once on each.
+BACKENDS: Final = ("sqlite", "redis")
 
 
 class FakeClock:
@@ -49,7 +58,9 @@ class FakeClock:
         self.now += seconds
 
 
-def lobby_config(db_path: Path, games: tuple[GameSpec, ...] = (CARDS, PARTY)) -> LobbyConfig:
+def lobby_config(
+    db_path: Path, games: tuple[GameSpec, ...] = (CARDS, PARTY), redis_url: str = ""
+) -> LobbyConfig:
     return LobbyConfig(
         host="127.0.0.1",
         port=0,
@@ -65,7 +76,86 @@ def lobby_config(db_path: Path, games: tuple[GameSpec, ...] = (CARDS, PARTY)) ->
         # The sweep runs once at start-up; tests call it explicitly after that.
         sweep_interval=3600.0,
         shutdown_grace=0.0,
+        redis_url=redis_url,
+        # Health follows the store within a fraction of a second.
+        store_check_interval=0.05,
     )
+
+
+def redis_for(request: pytest.FixtureRequest) -> RedisServer | None:
+    """A fresh redis-server when the test runs on the "redis" backend (``request.param``)."""
+    if request.param == "redis":
+        server: RedisServer = request.getfixturevalue("redis_server")
+        return server
+    assert request.param == "sqlite"
+    return None
+
+
+def backend_config(request: pytest.FixtureRequest, tmp_path: Path) -> LobbyConfig:
+    """The suites' configuration on the backend ``request.param`` names."""
+    server = redis_for(request)
+    return lobby_config(tmp_path / "lobby.sqlite3", redis_url=server.url if server else "")
+
+
+async def open_store(db_path: Path, redis_url: str = "") -> TableStore:
+    """A bare store: Redis when a URL is given, else SQLite at ``db_path``."""
+    if redis_url:
+        return await RedisTableStore.open(redis_url)
+    return await SqliteTableStore.open(db_path)
+
+
+def redis_tables(url: str, prefix: str = DEFAULT_PREFIX) -> dict[str, dict[str, str]]:
+    """Every table hash under ``prefix``, after checking that the keys agree with each other:
+    each table has all its fields, its code key names it, it is indexed under its own state
+    only (scored by ``updated_at``); no code, index entry or other key without its table."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        keys = [str(key) for key in client.scan_iter(prefix + "*")]
+        tables = {
+            key.removeprefix(prefix + "table:"): {
+                str(k): str(v) for k, v in client.hgetall(key).items()
+            }
+            for key in keys
+            if key.startswith(prefix + "table:")
+        }
+        codes = {
+            key.removeprefix(prefix + "code:"): str(client.get(key))
+            for key in keys
+            if key.startswith(prefix + "code:")
+        }
+        index: dict[TableState, dict[str, float]] = {
+            state: dict(
+                cast(
+                    "list[tuple[str, float]]",
+                    client.zrange(f"{prefix}state:{state.value}", 0, -1, withscores=True),
+                )
+            )
+            for state in TableState
+        }
+        others = {
+            key
+            for key in keys
+            if not key.startswith((prefix + "table:", prefix + "code:", prefix + "joins:"))
+        }
+    finally:
+        client.close()
+    fields = {
+        "table_id", "code", "game", "min_seats", "max_seats", "state", "seats", "created_at",
+        "updated_at", "version", "close_reason",
+    }  # fmt: skip
+    for table_id, table in tables.items():
+        assert set(table) == fields, table_id
+        assert table["table_id"] == table_id
+        assert codes.get(table["code"]) == table_id
+        for state, entries in index.items():
+            if state.value == table["state"]:
+                assert entries.get(table_id) == float(table["updated_at"]), table_id
+            else:
+                assert table_id not in entries, table_id
+    assert set(codes.values()) == set(tables)
+    assert set().union(*index.values()) == set(tables)
+    assert others <= {prefix + "schema", *(f"{prefix}state:{s.value}" for s in TableState)}
+    return tables
 
 
 @dataclass

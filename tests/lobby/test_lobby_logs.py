@@ -9,15 +9,21 @@ from pathlib import Path
 
 import pytest
 from lexio_testing import LoopThread
-from lobby_fixtures import JOIN_FAILURES, TTL, LobbyHarness, lobby_config, refusal
+from lobby_fixtures import BACKENDS, JOIN_FAILURES, TTL, LobbyHarness, backend_config, refusal
 
 from lexio_common.logging import JsonFormatter
 from lexio_lobby.codes import new_code, parse_code, redact
+from lexio_lobby.server import LobbyConfig
+
+
+@pytest.fixture(params=BACKENDS)
+def config(request: pytest.FixtureRequest, tmp_path: Path) -> LobbyConfig:
+    return backend_config(request, tmp_path)
 
 
 @pytest.fixture
-def lobby(loop_thread: LoopThread, tmp_path: Path) -> Iterator[LobbyHarness]:
-    harness = LobbyHarness(loop_thread, lobby_config(tmp_path / "lobby.sqlite3")).start()
+def lobby(loop_thread: LoopThread, config: LobbyConfig) -> Iterator[LobbyHarness]:
+    harness = LobbyHarness(loop_thread, config).start()
     yield harness
     harness.stop()
 

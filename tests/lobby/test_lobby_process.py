@@ -1,5 +1,5 @@
 """The real ``lexio-lobby`` process: configuration from the environment, readiness, SIGTERM,
-and the clear refusals to start."""
+the clear refusals to start, and two processes sharing one Redis."""
 
 from __future__ import annotations
 
@@ -8,10 +8,14 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
+import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from lexio_testing import RedisServer, free_port
 
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio.lobby.v1 import lobby_pb2_grpc
@@ -27,23 +31,20 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def test_the_process_serves_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
-    db = tmp_path / "var" / "lobby.sqlite3"
-    process = subprocess.Popen(
-        [SCRIPT],
-        env=_env(LEXIO_LOBBY_DB=str(db), LEXIO_LOBBY_GAMES=GAMES),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def _serve_and_stop(env: dict[str, str]) -> tuple[dict[str, object], str, str]:
+    """Start the process, check health and create a table, SIGTERM it: (the "lobby serving"
+    line, the created code, the rest of stderr)."""
+    process = subprocess.Popen([SCRIPT], env=env, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stderr is not None
-        port = None
+        serving: dict[str, object] = {}
         for line in process.stderr:  # JSON lines; the port is in "lobby serving"
             entry = json.loads(line)
             if entry["msg"] == "lobby serving":
-                port = entry["port"]
+                serving = entry
                 assert entry["service"] == "lobby"
                 break
+        port = serving.get("port")
         assert port, "the lobby never said it was serving"
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             health = health_pb2_grpc.HealthStub(channel).Check(
@@ -62,7 +63,95 @@ def test_the_process_serves_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None
             process.wait()
     assert "lobby stopped" in rest
     assert created.invite_code.replace("-", "") not in rest
+    return serving, created.invite_code, rest
+
+
+def test_the_process_serves_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    db = tmp_path / "var" / "lobby.sqlite3"
+    serving, _, _ = _serve_and_stop(_env(LEXIO_LOBBY_DB=str(db), LEXIO_LOBBY_GAMES=GAMES))
+    assert serving["store"] == "sqlite"
     assert db.exists()
+
+
+def test_the_process_serves_from_redis_and_never_logs_its_password(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    with redis.Redis.from_url(redis_server.url) as raw:
+        raw.config_set("requirepass", "hunter2")
+    url = f"redis://:hunter2@127.0.0.1:{redis_server.port}/0"
+    db = tmp_path / "lobby.sqlite3"
+    serving, code, rest = _serve_and_stop(
+        _env(LEXIO_REDIS_URL=url, LEXIO_LOBBY_DB=str(db), LEXIO_LOBBY_GAMES=GAMES)
+    )
+    assert (serving["store"], serving["db"]) == (
+        "redis",
+        f"redis://127.0.0.1:{redis_server.port}/0",
+    )
+    assert "hunter2" not in json.dumps(serving) + rest
+    assert not db.exists()
+    with redis.Redis.from_url(url, decode_responses=True) as raw:
+        assert raw.exists("lexio:lobby:code:" + code.replace("-", ""))
+
+
+@contextmanager
+def _running(env: dict[str, str]) -> Iterator[int]:
+    """A lobby process, serving: its gRPC port. Stopped (SIGTERM, then kill) at the end."""
+    process = subprocess.Popen([SCRIPT], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            entry = json.loads(line)
+            if entry["msg"] == "lobby serving":
+                port = int(entry["port"])
+                break
+        else:
+            raise AssertionError("the lobby never said it was serving")
+        yield port
+        process.send_signal(signal.SIGTERM)
+        process.stderr.read()
+        assert process.wait(timeout=15) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_two_processes_on_one_redis_race_twenty_joins_for_three_seats(
+    redis_server: RedisServer,
+) -> None:
+    env = _env(LEXIO_REDIS_URL=redis_server.url, LEXIO_LOBBY_GAMES=GAMES)
+    with _running(env) as port_a, _running(env) as port_b:
+        channels = [grpc.insecure_channel(f"127.0.0.1:{p}") for p in (port_a, port_b)]
+        try:
+            stubs = [lobby_pb2_grpc.LobbyStub(c) for c in channels]
+            created = stubs[0].CreateTable(
+                pb.CreateTableRequest(game="cards", player_id="p0", display_name="Ana"), timeout=5
+            )
+            futures = [
+                stubs[i % 2].JoinTable.future(
+                    pb.JoinTableRequest(
+                        invite_code=created.invite_code, player_id=f"r{i}", display_name="R"
+                    ),
+                    metadata=(("x-lexio-caller", f"c{i}"),),
+                    timeout=10,
+                )
+                for i in range(20)
+            ]
+            seats, refused = [], []
+            for future in futures:
+                try:
+                    seats.append(future.result().seat)
+                except grpc.RpcError as e:
+                    refused.append(e.details())
+            assert sorted(seats) == [1, 2, 3]
+            assert refused == ["table_full"] * 17
+            table_id = created.table.table_id
+            for stub in stubs:
+                table = stub.GetTable(pb.GetTableRequest(table_id=table_id), timeout=5).table
+                assert (len(table.seats), table.version) == (4, 4)
+        finally:
+            for channel in channels:
+                channel.close()
 
 
 def _refuses(tmp_path: Path, **env: str) -> str:
@@ -89,3 +178,10 @@ def test_an_unusable_store_stops_start_up(tmp_path: Path) -> None:
     (tmp_path / "not-a-dir").write_text("")
     err = _refuses(tmp_path, LEXIO_LOBBY_DB=str(tmp_path / "not-a-dir" / "lobby.sqlite3"))
     assert "cannot open the store" in err
+
+
+def test_an_unreachable_redis_stops_start_up(tmp_path: Path) -> None:
+    port = free_port()
+    err = _refuses(tmp_path, LEXIO_REDIS_URL=f"redis://:hunter2@127.0.0.1:{port}/0")
+    assert f"cannot reach Redis at redis://127.0.0.1:{port}/0" in err
+    assert "hunter2" not in err

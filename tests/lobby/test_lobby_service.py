@@ -1,6 +1,7 @@
-"""The lobby over real gRPC with a real SQLite file: create, join, leave, start, close, get.
+"""The lobby over real gRPC with a real store: create, join, leave, start, close, get.
 
-Each test gets a fresh server and database (cheap: a few ms), so no test depends on another.
+Each test gets a fresh server and store — a SQLite file, or a redis-server of its own (every
+test runs on both) — so no test depends on another.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import pytest
 from google.protobuf.descriptor import Descriptor
 from lexio_testing import LoopThread
 from lobby_fixtures import (
+    BACKENDS,
     CODE_FORMAT,
     LobbyHarness,
-    lobby_config,
+    backend_config,
     names,
     players,
     refusal,
@@ -23,15 +25,21 @@ from lobby_fixtures import (
 
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio_lobby.codes import parse_code
+from lexio_lobby.server import LobbyConfig
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 NOT_FOUND = grpc.StatusCode.NOT_FOUND
 PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
 
 
+@pytest.fixture(params=BACKENDS)
+def config(request: pytest.FixtureRequest, tmp_path: Path) -> LobbyConfig:
+    return backend_config(request, tmp_path)
+
+
 @pytest.fixture
-def lobby(loop_thread: LoopThread, tmp_path: Path) -> Iterator[LobbyHarness]:
-    harness = LobbyHarness(loop_thread, lobby_config(tmp_path / "lobby.sqlite3")).start()
+def lobby(loop_thread: LoopThread, config: LobbyConfig) -> Iterator[LobbyHarness]:
+    harness = LobbyHarness(loop_thread, config).start()
     yield harness
     harness.stop()
 
@@ -362,12 +370,10 @@ def test_concurrent_joins_never_overfill_a_table(lobby: LobbyHarness) -> None:
 
 
 def test_a_code_already_in_use_is_never_handed_out_twice(
-    loop_thread: LoopThread, tmp_path: Path
+    loop_thread: LoopThread, config: LobbyConfig
 ) -> None:
     drawn = iter(["2222233333", "2222233333", "2222233333", "4444455555"])
-    harness = LobbyHarness(
-        loop_thread, lobby_config(tmp_path / "lobby.sqlite3"), code_factory=lambda: next(drawn)
-    ).start()
+    harness = LobbyHarness(loop_thread, config, code_factory=lambda: next(drawn)).start()
     try:
         assert harness.create().invite_code == "22222-33333"
         assert harness.create(player="p9").invite_code == "44444-55555"

@@ -1,18 +1,21 @@
-"""SqliteTableStore on a real file: WAL, compare-and-set, unique codes, reopening, bad files."""
+"""The table stores on real storage: compare-and-set, unique codes, the sweep's queries and
+reopening on both (SQLite file, redis-server); WAL and bad files for SQLite."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from lexio_testing import LoopThread
+from lexio_testing import LoopThread, RedisServer
+from lobby_fixtures import BACKENDS, open_store, redis_for, redis_tables
 
 from lexio_lobby import model
 from lexio_lobby.model import CloseReason, Seat, Table, TableState
-from lexio_lobby.store import SqliteTableStore, StoreError
+from lexio_lobby.store import SqliteTableStore, StoreError, TableStore
 
 
 def _table(table_id: str = "t1", code: str = "2345678923", now: float = 100.0) -> Table:
@@ -27,23 +30,36 @@ def _table(table_id: str = "t1", code: str = "2345678923", now: float = 100.0) -
     )
 
 
+@pytest.fixture(params=BACKENDS)
+def redis(request: pytest.FixtureRequest) -> RedisServer | None:
+    """The test's redis-server on the "redis" backend; None on "sqlite"."""
+    return redis_for(request)
+
+
 @pytest.fixture
-def store(loop_thread: LoopThread, tmp_path: Path) -> Iterator[SqliteTableStore]:
-    opened = loop_thread.run(SqliteTableStore.open(tmp_path / "sub" / "dir" / "lobby.sqlite3"))
+def store(
+    loop_thread: LoopThread, tmp_path: Path, redis: RedisServer | None
+) -> Iterator[TableStore]:
+    opened = loop_thread.run(
+        open_store(tmp_path / "sub" / "dir" / "lobby.sqlite3", redis.url if redis else "")
+    )
     yield opened
     loop_thread.run(opened.close())
+    if redis is not None:
+        redis_tables(redis.url)  # whatever the test did, the keys agree with each other
 
 
-def test_the_file_is_created_in_wal_mode(
-    store: SqliteTableStore, loop_thread: LoopThread, tmp_path: Path
-) -> None:
-    assert loop_thread.run(store.journal_mode()) == "wal"
+def test_the_file_is_created_in_wal_mode(loop_thread: LoopThread, tmp_path: Path) -> None:
+    store = loop_thread.run(SqliteTableStore.open(tmp_path / "sub" / "dir" / "lobby.sqlite3"))
+    try:
+        assert loop_thread.run(store.journal_mode()) == "wal"
+        assert loop_thread.run(store.ping())
+    finally:
+        loop_thread.run(store.close())
     assert (tmp_path / "sub" / "dir" / "lobby.sqlite3").exists()
 
 
-def test_insert_get_and_find_by_code_round_trip(
-    store: SqliteTableStore, loop_thread: LoopThread
-) -> None:
+def test_insert_get_and_find_by_code_round_trip(store: TableStore, loop_thread: LoopThread) -> None:
     table = _table()
     assert loop_thread.run(store.insert(table))
     assert loop_thread.run(store.get("t1")) == table
@@ -52,7 +68,7 @@ def test_insert_get_and_find_by_code_round_trip(
     assert loop_thread.run(store.find_by_code("ZZZZZZZZZZ")) is None
 
 
-def test_ids_and_codes_are_unique(store: SqliteTableStore, loop_thread: LoopThread) -> None:
+def test_ids_and_codes_are_unique(store: TableStore, loop_thread: LoopThread) -> None:
     assert loop_thread.run(store.insert(_table()))
     assert not loop_thread.run(store.insert(_table(table_id="t2")))  # same code
     assert not loop_thread.run(store.insert(_table(code="3333333333")))  # same id
@@ -60,7 +76,7 @@ def test_ids_and_codes_are_unique(store: SqliteTableStore, loop_thread: LoopThre
 
 
 def test_replace_is_a_compare_and_set_on_the_version(
-    store: SqliteTableStore, loop_thread: LoopThread
+    store: TableStore, loop_thread: LoopThread
 ) -> None:
     table = _table()
     loop_thread.run(store.insert(table))
@@ -73,7 +89,40 @@ def test_replace_is_a_compare_and_set_on_the_version(
     assert not loop_thread.run(store.replace(replace(joined, table_id="gone"), joined.version))
 
 
-def test_sweep_queries(store: SqliteTableStore, loop_thread: LoopThread) -> None:
+def test_writers_racing_through_two_connections_apply_one_change_and_one_code(
+    loop_thread: LoopThread, tmp_path: Path, redis: RedisServer | None
+) -> None:
+    """Two stores on one file or one Redis, as two lobby replicas have: of 20 writes made
+    from the same version only one lands, and of 10 tables wanting one code only one gets it."""
+
+    async def scenario() -> tuple[list[bool], Table | None, list[Table], list[bool]]:
+        url = redis.url if redis else ""
+        stores = [await open_store(tmp_path / "lobby.sqlite3", url) for _ in range(2)]
+        try:
+            table = _table()
+            assert await stores[0].insert(table)
+            changes = [
+                model.join(table, Seat(f"r{i}", f"R{i}", 101.0 + i), 101.0 + i)[0]
+                for i in range(20)
+            ]
+            applied = await asyncio.gather(
+                *(stores[i % 2].replace(change, table.version) for i, change in enumerate(changes))
+            )
+            inserted = await asyncio.gather(
+                *(stores[i % 2].insert(_table(f"x{i}", "7777777777")) for i in range(10))
+            )
+            return list(applied), await stores[1].get("t1"), changes, list(inserted)
+        finally:
+            for store in stores:
+                await store.close()
+
+    applied, stored, changes, inserted = loop_thread.run(scenario())
+    assert applied.count(True) == 1
+    assert stored == changes[applied.index(True)]
+    assert inserted.count(True) == 1
+
+
+def test_sweep_queries(store: TableStore, loop_thread: LoopThread) -> None:
     old = _table("old", "2222222222", now=10.0)
     new = _table("new", "3333333333", now=50.0)
     started = model.start(
@@ -96,9 +145,12 @@ def test_sweep_queries(store: SqliteTableStore, loop_thread: LoopThread) -> None
     assert loop_thread.run(store.count_by_state())[TableState.CLOSED] == 0
 
 
-def test_everything_survives_reopening(loop_thread: LoopThread, tmp_path: Path) -> None:
+def test_everything_survives_reopening(
+    loop_thread: LoopThread, tmp_path: Path, redis: RedisServer | None
+) -> None:
     path = tmp_path / "lobby.sqlite3"
-    first = loop_thread.run(SqliteTableStore.open(path))
+    url = redis.url if redis else ""
+    first = loop_thread.run(open_store(path, url))
     table = model.leave(model.join(_table(), Seat("p1", "ليلى", 101.0), 101.0)[0], "p0", 102.0)
     closed = replace(
         _table("t2", "3333333333"), state=TableState.CLOSED, close_reason=CloseReason.EXPIRED
@@ -106,7 +158,10 @@ def test_everything_survives_reopening(loop_thread: LoopThread, tmp_path: Path) 
     loop_thread.run(first.insert(table))
     loop_thread.run(first.insert(closed))
     loop_thread.run(first.close())
-    second = loop_thread.run(SqliteTableStore.open(path))
+    if redis is not None:  # and Redis restarts in between, reloading its append-only file
+        redis.stop()
+        redis.start()
+    second = loop_thread.run(open_store(path, url))
     try:
         assert loop_thread.run(second.get("t1")) == table
         assert loop_thread.run(second.get("t2")) == closed

@@ -1,5 +1,5 @@
 """What time does to the lobby, with an injected clock: the join rate limit, idle expiry,
-purging, and a restart on the same SQLite file."""
+purging, and a restart on the same store (SQLite file or Redis: every test runs on both)."""
 
 from __future__ import annotations
 
@@ -10,25 +10,32 @@ import grpc
 import pytest
 from lexio_testing import LoopThread
 from lobby_fixtures import (
+    BACKENDS,
     JOIN_FAILURES,
     JOIN_WINDOW,
     TTL,
     LobbyHarness,
-    lobby_config,
+    backend_config,
     players,
     refusal,
 )
 
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio.lobby.v1 import lobby_pb2_grpc
+from lexio_lobby.server import LobbyConfig
 
 LIMITED = (grpc.StatusCode.RESOURCE_EXHAUSTED, "rate_limited")
 UNKNOWN = (grpc.StatusCode.NOT_FOUND, "unknown_code")
 
 
+@pytest.fixture(params=BACKENDS)
+def config(request: pytest.FixtureRequest, tmp_path: Path) -> LobbyConfig:
+    return backend_config(request, tmp_path)
+
+
 @pytest.fixture
-def lobby(loop_thread: LoopThread, tmp_path: Path) -> Iterator[LobbyHarness]:
-    harness = LobbyHarness(loop_thread, lobby_config(tmp_path / "lobby.sqlite3")).start()
+def lobby(loop_thread: LoopThread, config: LobbyConfig) -> Iterator[LobbyHarness]:
+    harness = LobbyHarness(loop_thread, config).start()
     yield harness
     harness.stop()
 

@@ -2,7 +2,10 @@
 
 Health (grpc.health.v1) starts NOT_SERVING and a service flips it once it is ready;
 SIGTERM/SIGINT mark it NOT_SERVING, stop accepting calls, let in-flight calls finish
-within a grace period, then return.
+within a grace period, then return. The health name ``liveness`` answers SERVING for as
+long as the server runs (what a liveness probe asks: readiness may depend on other
+services, liveness must not). Every server counts and times its calls
+(:mod:`lexio_common.grpc_metrics`) and mirrors its readiness in ``lexio_grpc_serving``.
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from prometheus_client import start_http_server
 
+from lexio_common.grpc_metrics import GrpcServerMetrics, ServerMetricsInterceptor, default_metrics
+
 log = logging.getLogger(__name__)
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+#: The health name liveness probes ask for: SERVING from start to stop, whatever readiness says.
+LIVENESS_SERVICE = "liveness"
 
 
 @dataclass
@@ -30,12 +37,16 @@ class RunningServer:
     port: int
     health: health_aio.HealthServicer
     service_names: tuple[str, ...]
+    metrics: GrpcServerMetrics | None = None
 
     async def set_serving(self, serving: bool) -> None:
         """Set the overall status ("") and every named service's status."""
         status = SERVING if serving else NOT_SERVING
         for name in ("", *self.service_names):
             await self.health.set(name, status)
+        if self.metrics is not None:
+            for name in self.service_names:
+                self.metrics.serving.labels(name).set(int(serving))
 
     async def stop(self, grace: float) -> None:
         await self.set_serving(False)
@@ -49,9 +60,14 @@ async def start_grpc_server(
     register: Callable[[grpc.aio.Server], None],
     service_names: Sequence[str],
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    metrics: GrpcServerMetrics | None = None,
 ) -> RunningServer:
-    """Bind, register the services and the health servicer, start. Port 0 picks a free port."""
-    server = grpc.aio.server(interceptors=list(interceptors))
+    """Bind, register the services and the health servicer, start. Port 0 picks a free port.
+
+    The metrics interceptor comes first, so it times the other interceptors too.
+    """
+    metrics = metrics or default_metrics()
+    server = grpc.aio.server(interceptors=[ServerMetricsInterceptor(metrics), *interceptors])
     register(server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -59,7 +75,8 @@ async def start_grpc_server(
     if bound == 0:
         raise OSError(f"cannot bind {host}:{port}")
     await server.start()
-    running = RunningServer(server, bound, health, tuple(service_names))
+    running = RunningServer(server, bound, health, tuple(service_names), metrics)
+    await health.set(LIVENESS_SERVICE, SERVING)
     await running.set_serving(False)
     return running
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import grpc
 
 from lexio.engine.v1 import engine_pb2_grpc
+from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import (
     RunningServer,
@@ -92,6 +93,7 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
 
 
 async def _serve(config: EngineConfig) -> None:
+    record_build_info("engine")
     start_metrics_server(config.host, config.metrics_port)
     engine = await start_engine(config)
     signum = await wait_for_shutdown_signal()

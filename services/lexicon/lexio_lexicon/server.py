@@ -24,6 +24,7 @@ from pathlib import Path
 import grpc
 
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
+from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_int, env_str
 from lexio_common.grpc_service import (
     RunningServer,
@@ -141,6 +142,7 @@ async def start(
 
 async def serve(config: LexiconConfig) -> int:
     """Run until SIGTERM/SIGINT; return the process exit status."""
+    record_build_info("lexicon")
     try:
         start_metrics_server(config.metrics_host, config.metrics_port)
         running, _ = await start(config)

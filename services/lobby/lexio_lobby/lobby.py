@@ -26,8 +26,8 @@ from lexio_lobby.codes import InvalidCodeError, new_code, parse_code, redact
 from lexio_lobby.games import GameSpec
 from lexio_lobby.model import CloseReason, LobbyError, Reason, Seat, Table, TableState
 from lexio_lobby.names import InvalidNameError, clean_name, valid_player_id
-from lexio_lobby.ratelimit import JoinRateLimiter
-from lexio_lobby.store import TableStore
+from lexio_lobby.ratelimit import Admission, JoinLimiter
+from lexio_lobby.store import StoreUnavailableError, TableStore
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class Lobby:
         store: TableStore,
         games: Sequence[GameSpec],
         readiness: Readiness,
-        limiter: JoinRateLimiter,
+        limiter: JoinLimiter,
         code_ttl: float = DEFAULT_CODE_TTL,
         closed_retention: float = DEFAULT_CLOSED_RETENTION,
         clock: Callable[[], float] = time.time,
@@ -166,7 +166,7 @@ class Lobby:
         The caller's rate limit is checked first of all, so a limited caller learns nothing,
         not even whether the code is well formed.
         """
-        admission = self._limiter.admit(caller)
+        admission = await self._limiter.admit(caller)
         if not admission.allowed:
             log.warning(
                 "join refused: rate limited",
@@ -200,10 +200,18 @@ class Lobby:
                 raise
         finally:
             if not counted:
-                self._limiter.refund(caller, admission)
+                await self._refund(caller, admission)
         if not already:
             log.info("player seated", extra={"table_id": table.table_id, "seat": index})
         return table, index, already
+
+    async def _refund(self, caller: str, admission: Admission) -> None:
+        """Refund an attempt. If the limiter's store is down, the attempt stays counted (it
+        ages out with the window): better than failing a join that may already be applied."""
+        try:
+            await self._limiter.refund(caller, admission)
+        except StoreUnavailableError as e:
+            log.warning("join attempt not refunded: store unavailable", extra={"error": str(e)})
 
     async def leave(self, table_id: str, player_id: str) -> Table:
         self._check_player(player_id)
@@ -253,7 +261,7 @@ class Lobby:
             if len(batch) < SWEEP_BATCH:
                 break
         purged = await self._store.purge_closed(now - self._closed_retention)
-        self._limiter.prune()
+        await self._limiter.prune()
         counts = await self._store.count_by_state()
         if expired or purged:
             log.info("sweep", extra={"expired": expired, "purged": purged})

@@ -34,6 +34,8 @@ class Reason(enum.StrEnum):
     NOT_HOST = "not_host"
     RATE_LIMITED = "rate_limited"
     CONFLICT = "conflict"
+    #: The table store cannot be reached (Redis down): nothing was changed; retry later.
+    STORE_UNAVAILABLE = "store_unavailable"
 
 
 class LobbyError(Exception):

@@ -20,8 +20,11 @@ Details that matter:
 * Memory is bounded: at most ``max_callers`` identities are tracked (least recently failing
   dropped first), and :meth:`JoinRateLimiter.prune` forgets callers whose failures all aged out.
 
-State is per process: a restart forgets it, and replicas each count alone (a shared store —
-Redis — is the path for several replicas, like the table store).
+:class:`JoinRateLimiter` keeps the count in this process: a restart forgets it, and replicas
+would each count alone. The lobby talks to a limiter through the asynchronous
+:class:`JoinLimiter` protocol — :class:`LocalJoinLimiter` wraps the in-process one, and
+:class:`lexio_lobby.redis_store.RedisJoinLimiter` applies the same rules to a sorted set per
+caller in Redis, so that replicas sharing a Redis share one budget per caller.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 DEFAULT_MAX_FAILURES: Final = 10
 DEFAULT_WINDOW_SECONDS: Final = 600.0
@@ -48,11 +51,27 @@ class _Attempt:
 
 @dataclass(frozen=True)
 class Admission:
-    """The outcome of :meth:`JoinRateLimiter.admit`: allowed (with a ticket) or not."""
+    """The outcome of ``admit``: allowed (with a ticket naming the counted attempt) or not."""
 
     allowed: bool
     retry_after: float = 0.0
-    _ticket: _Attempt | None = None
+    _ticket: object = None
+
+
+class JoinLimiter(Protocol):
+    """What the lobby needs from a limiter (see the module docstring for the rules)."""
+
+    async def admit(self, caller: str) -> Admission:
+        """Let a join attempt through (counted as a failure until refunded), or refuse it."""
+        ...
+
+    async def refund(self, caller: str, admission: Admission) -> None:
+        """The attempt did not use an unknown code: it does not count."""
+        ...
+
+    async def prune(self) -> None:
+        """Forget what has aged out (housekeeping; the rules never depend on it)."""
+        ...
 
 
 class JoinRateLimiter:
@@ -105,7 +124,7 @@ class JoinRateLimiter:
     def refund(self, caller: str, admission: Admission) -> None:
         """The attempt did not use an unknown code: it does not count."""
         attempts = self._attempts.get(caller)
-        if attempts is None or admission._ticket is None:
+        if attempts is None or not isinstance(admission._ticket, _Attempt):
             return
         try:
             attempts.remove(admission._ticket)
@@ -123,3 +142,19 @@ class JoinRateLimiter:
 
     def __len__(self) -> int:
         return len(self._attempts)
+
+
+class LocalJoinLimiter:
+    """:class:`JoinLimiter` over a :class:`JoinRateLimiter` (one process, no I/O)."""
+
+    def __init__(self, limiter: JoinRateLimiter) -> None:
+        self.limiter = limiter
+
+    async def admit(self, caller: str) -> Admission:
+        return self.limiter.admit(caller)
+
+    async def refund(self, caller: str, admission: Admission) -> None:
+        self.limiter.refund(caller, admission)
+
+    async def prune(self) -> None:
+        self.limiter.prune()

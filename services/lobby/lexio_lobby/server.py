@@ -1,9 +1,13 @@
 """The lobby process: ``lexio-lobby``.
 
-Start-up order: open the store (a bad path or a foreign file is fatal: exit 2 with one clear
-log line), start gRPC with health NOT_SERVING, then report SERVING — the lobby is ready as soon
-as its store is; whether each *game* is ready is a per-game question answered per call. A
-background sweep persists idle expiry, purges old closed tables and recounts the tables gauge.
+Start-up order: open the store — the SQLite file, or Redis when ``LEXIO_REDIS_URL`` is set (a
+bad path, a foreign file or schema, an unreachable Redis is fatal: exit 2 with one clear log
+line) — start gRPC with health NOT_SERVING, then report SERVING: the lobby is ready as soon as
+its store is; whether each *game* is ready is a per-game question answered per call. Health then
+follows the store: a watcher pings it every ``store_check_interval`` and reports NOT_SERVING
+after two failures in a row, SERVING again at the first success (the health name ``liveness``
+stays SERVING throughout: a lobby waiting for its Redis must not be restarted). A background
+sweep persists idle expiry, purges old closed tables and recounts the tables gauge.
 SIGTERM/SIGINT: health NOT_SERVING, in-flight calls finish within the grace period, the store
 closes cleanly.
 
@@ -18,7 +22,10 @@ kept before purging, 86400), ``LEXIO_LOBBY_JOIN_FAILURES`` (10) and
 ``LEXIO_LOBBY_GAMES`` (JSON list of games; default: one game "lexio", 2–4 seats, ready when
 the engine at 127.0.0.1:50051 serves ``lexio.engine.v1.Engine``),
 ``LEXIO_LOBBY_READINESS_TIMEOUT`` (0.5 s), ``LEXIO_LOBBY_READINESS_CACHE`` (1 s),
-``LEXIO_LOBBY_SWEEP_INTERVAL`` (30 s), ``LEXIO_SHUTDOWN_GRACE`` (5 s), ``LEXIO_LOG_LEVEL``.
+``LEXIO_LOBBY_SWEEP_INTERVAL`` (30 s), ``LEXIO_SHUTDOWN_GRACE`` (5 s), ``LEXIO_LOG_LEVEL``;
+for several replicas: ``LEXIO_REDIS_URL`` (unset: SQLite), ``LEXIO_LOBBY_REDIS_PREFIX``
+(``lexio:lobby:``), ``LEXIO_LOBBY_REDIS_TIMEOUT`` (2 s), and ``LEXIO_LOBBY_STORE_CHECK_INTERVAL``
+(1 s, the health watcher's period).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from typing import Final
 import grpc
 
 from lexio.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import (
     RunningServer,
@@ -48,9 +56,22 @@ from lexio_lobby.codes import new_code
 from lexio_lobby.games import GameConfigError, GameReadiness, GameSpec, parse_games
 from lexio_lobby.lobby import DEFAULT_CLOSED_RETENTION, DEFAULT_CODE_TTL, Lobby
 from lexio_lobby.metrics import METRICS, LobbyMetrics
-from lexio_lobby.ratelimit import DEFAULT_MAX_FAILURES, DEFAULT_WINDOW_SECONDS, JoinRateLimiter
+from lexio_lobby.ratelimit import (
+    DEFAULT_MAX_FAILURES,
+    DEFAULT_WINDOW_SECONDS,
+    JoinLimiter,
+    JoinRateLimiter,
+    LocalJoinLimiter,
+)
+from lexio_lobby.redis_store import (
+    DEFAULT_PREFIX,
+    DEFAULT_TIMEOUT,
+    RedisJoinLimiter,
+    RedisTableStore,
+    describe_url,
+)
 from lexio_lobby.servicer import LobbyServicer
-from lexio_lobby.store import SqliteTableStore, StoreError
+from lexio_lobby.store import SqliteTableStore, StoreError, StoreUnavailableError, TableStore
 
 log = logging.getLogger("lexio_lobby")
 
@@ -59,6 +80,8 @@ SERVICE_NAME: Final[str] = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_n
 EXIT_BAD_CONFIG: Final = 2
 EXIT_BAD_STORE: Final = 2
 EXIT_CANNOT_LISTEN: Final = 1
+#: Failed store pings in a row before health says NOT_SERVING (one lost ping is not an outage).
+STORE_FAILURES_BEFORE_NOT_SERVING: Final = 2
 
 DEFAULT_GAMES: Final = (
     GameSpec(
@@ -88,6 +111,16 @@ class LobbyConfig:
     readiness_cache: float = 1.0
     sweep_interval: float = 30.0
     shutdown_grace: float = 5.0
+    #: Set: tables and the join limit live in this Redis (shared by replicas), not in db_path.
+    redis_url: str = ""
+    redis_prefix: str = DEFAULT_PREFIX
+    redis_timeout: float = DEFAULT_TIMEOUT
+    store_check_interval: float = 1.0
+
+    @property
+    def store_description(self) -> str:
+        """Where tables live, safe to log (no password)."""
+        return describe_url(self.redis_url) if self.redis_url else str(self.db_path)
 
     @classmethod
     def from_env(cls) -> LobbyConfig:
@@ -117,6 +150,12 @@ class LobbyConfig:
             ),
             sweep_interval=env_float("LEXIO_LOBBY_SWEEP_INTERVAL", cls.sweep_interval, minimum=0.1),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
+            redis_url=env_str("LEXIO_REDIS_URL", cls.redis_url),
+            redis_prefix=env_str("LEXIO_LOBBY_REDIS_PREFIX", "") or cls.redis_prefix,
+            redis_timeout=env_float("LEXIO_LOBBY_REDIS_TIMEOUT", cls.redis_timeout, minimum=0.01),
+            store_check_interval=env_float(
+                "LEXIO_LOBBY_STORE_CHECK_INTERVAL", cls.store_check_interval, minimum=0.01
+            ),
         )
 
 
@@ -126,32 +165,100 @@ class RunningLobby:
 
     server: RunningServer
     lobby: Lobby
-    store: SqliteTableStore
+    store: TableStore
     readiness: GameReadiness
     sweeper: asyncio.Task[None]
+    watcher: asyncio.Task[None]
+    #: Set by :meth:`stop`: the background loops end even if a library swallows their cancel.
+    stopping: asyncio.Event
 
     @property
     def port(self) -> int:
         return self.server.port
 
     async def stop(self, grace: float) -> None:
-        self.sweeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.sweeper
+        self.stopping.set()
+        for task in (self.watcher, self.sweeper):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         await self.server.stop(grace)
         await self.readiness.close()
         await self.store.close()
 
 
-async def _sweep_forever(lobby: Lobby, metrics: LobbyMetrics, interval: float) -> None:
+async def _pause(stopping: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds``, or less if the lobby starts stopping."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stopping.wait(), seconds)
+
+
+async def _sweep_forever(
+    lobby: Lobby, metrics: LobbyMetrics, interval: float, stopping: asyncio.Event
+) -> None:
     """Run :meth:`Lobby.sweep` now and every ``interval`` seconds; a failed sweep is logged
     and retried next time (the lobby's calls do not depend on it)."""
-    while True:
+    while not stopping.is_set():
         try:
             metrics.set_table_counts((await lobby.sweep()).counts)
+        except StoreUnavailableError as e:
+            log.warning("sweep failed: store unavailable", extra={"error": str(e)})
         except Exception:
             log.exception("sweep failed")
-        await asyncio.sleep(interval)
+        await _pause(stopping, interval)
+
+
+async def _watch_store(
+    server: RunningServer, store: TableStore, interval: float, stopping: asyncio.Event
+) -> None:
+    """Health follows the store: NOT_SERVING after a few failed pings in a row, SERVING again
+    at the first answer. Calls do not wait for it: each fails or succeeds on its own."""
+    serving = True
+    failures = 0
+    while True:
+        await _pause(stopping, interval)
+        if stopping.is_set():
+            return
+        if await store.ping():
+            failures = 0
+            if not serving:
+                serving = True
+                await server.set_serving(True)
+                log.info("store reachable again: serving")
+        else:
+            failures += 1
+            if serving and failures >= STORE_FAILURES_BEFORE_NOT_SERVING:
+                serving = False
+                await server.set_serving(False)
+                log.warning("store unreachable: not serving", extra={"failures": failures})
+
+
+async def open_store(
+    config: LobbyConfig, clock: Callable[[], float], monotonic: Callable[[], float]
+) -> tuple[TableStore, JoinLimiter]:
+    """The table store and the join limiter the configuration asks for.
+
+    With Redis both are shared by every replica, and the limiter keeps time with ``clock``
+    (epoch seconds, comparable between machines); alone, it uses ``monotonic``."""
+    if config.redis_url:
+        redis_store = await RedisTableStore.open(
+            config.redis_url, prefix=config.redis_prefix, timeout=config.redis_timeout
+        )
+        limiter: JoinLimiter = RedisJoinLimiter(
+            redis_store.client,
+            prefix=config.redis_prefix,
+            max_failures=config.join_failures,
+            window=config.join_window,
+            clock=clock,
+        )
+        return redis_store, limiter
+    store = await SqliteTableStore.open(config.db_path)
+    limiter = LocalJoinLimiter(
+        JoinRateLimiter(
+            max_failures=config.join_failures, window=config.join_window, clock=monotonic
+        )
+    )
+    return store, limiter
 
 
 async def start_lobby(
@@ -166,16 +273,13 @@ async def start_lobby(
     """Open the store, serve, report SERVING. ``clock`` (epoch seconds: timestamps, expiry)
     and ``monotonic`` (rate limit, readiness cache) are injectable for tests."""
     metrics = metrics or METRICS
-    store = await SqliteTableStore.open(config.db_path)
+    store, limiter = await open_store(config, clock, monotonic)
     readiness = GameReadiness(
         config.games,
         timeout=config.readiness_timeout,
         cache_seconds=config.readiness_cache,
         clock=monotonic,
         on_result=lambda game, ready: metrics.game_ready.labels(game=game).set(int(ready)),
-    )
-    limiter = JoinRateLimiter(
-        max_failures=config.join_failures, window=config.join_window, clock=monotonic
     )
     lobby = Lobby(
         store=store,
@@ -199,27 +303,33 @@ async def start_lobby(
     except BaseException:
         await store.close()
         raise
-    sweeper = asyncio.create_task(_sweep_forever(lobby, metrics, config.sweep_interval))
+    stopping = asyncio.Event()
+    sweeper = asyncio.create_task(_sweep_forever(lobby, metrics, config.sweep_interval, stopping))
+    watcher = asyncio.create_task(
+        _watch_store(running, store, config.store_check_interval, stopping)
+    )
     await running.set_serving(True)
     log.info(
         "lobby serving",
         extra={
             "host": config.host,
             "port": running.port,
-            "db": str(config.db_path),
+            "store": "redis" if config.redis_url else "sqlite",
+            "db": config.store_description,
             "games": [game.name for game in config.games],
         },
     )
-    return RunningLobby(running, lobby, store, readiness, sweeper)
+    return RunningLobby(running, lobby, store, readiness, sweeper, watcher, stopping)
 
 
 async def serve(config: LobbyConfig) -> int:
     """Run until SIGTERM/SIGINT; return the process exit status."""
+    record_build_info("lobby")
     try:
         start_metrics_server(config.host, config.metrics_port)
         running = await start_lobby(config)
     except StoreError as e:
-        log.error("cannot open the store: %s", e, extra={"db": str(config.db_path)})
+        log.error("cannot open the store: %s", e, extra={"db": config.store_description})
         return EXIT_BAD_STORE
     except OSError as e:
         log.error("cannot listen: %s", e, extra={"host": config.host, "port": config.port})

@@ -2,11 +2,14 @@
 
 Thin on purpose. It reads the caller identity from metadata, maps each
 :class:`~lexio_lobby.model.Reason` to its gRPC status code (the details string is the reason
-code itself), and records metrics. No rule lives here.
+code itself), and records metrics. No rule lives here. A store that cannot be reached
+(:class:`~lexio_lobby.store.StoreUnavailableError`) becomes ``UNAVAILABLE`` /
+``store_unavailable``.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -20,6 +23,9 @@ from lexio_lobby.codes import format_code
 from lexio_lobby.lobby import Lobby
 from lexio_lobby.metrics import LobbyMetrics
 from lexio_lobby.model import CloseReason, LobbyError, Reason, Table, TableState
+from lexio_lobby.store import StoreUnavailableError
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -28,6 +34,8 @@ CALLER_METADATA: Final = "x-lexio-caller"
 #: Trailing metadata of a "rate_limited" refusal: whole seconds before trying again.
 RETRY_AFTER_METADATA: Final = "retry-after"
 MAX_CALLER_LENGTH: Final = 256
+#: At most one "store unavailable" log line per this many seconds (an outage fails every call).
+STORE_LOG_INTERVAL: Final = 5.0
 
 STATUS: Final[dict[Reason, grpc.StatusCode]] = {
     Reason.INVALID_NAME: grpc.StatusCode.INVALID_ARGUMENT,
@@ -45,6 +53,7 @@ STATUS: Final[dict[Reason, grpc.StatusCode]] = {
     Reason.NOT_HOST: grpc.StatusCode.PERMISSION_DENIED,
     Reason.RATE_LIMITED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Reason.CONFLICT: grpc.StatusCode.ABORTED,
+    Reason.STORE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
 }
 
 _STATE: Final = {
@@ -77,6 +86,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     def __init__(self, lobby: Lobby, metrics: LobbyMetrics) -> None:
         self._lobby = lobby
         self._metrics = metrics
+        self._store_logged_at = -math.inf
+        self._store_failures_unlogged = 0
 
     def table_to_pb(self, table: Table) -> pb.Table:
         return pb.Table(
@@ -112,7 +123,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         """
         started = time.perf_counter()
         try:
-            result = await work()
+            try:
+                result = await work()
+            except StoreUnavailableError as e:
+                self._log_store_failure(method, e)
+                raise LobbyError(Reason.STORE_UNAVAILABLE) from e
         except LobbyError as e:
             self._observe(method, e.reason.value, started)
             if method == "JoinTable":
@@ -123,6 +138,21 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             raise
         self._observe(method, "ok", started)
         return result
+
+    def _log_store_failure(self, method: str, error: StoreUnavailableError) -> None:
+        """Log a store failure, at most once per :data:`STORE_LOG_INTERVAL` (with a count of
+        the failures in between); the metrics count every one."""
+        self._store_failures_unlogged += 1
+        now = time.monotonic()
+        if now - self._store_logged_at < STORE_LOG_INTERVAL:
+            return
+        failures = self._store_failures_unlogged
+        log.warning(
+            "store unavailable",
+            extra={"method": method, "error": str(error), "failures": failures},
+        )
+        self._store_logged_at = now
+        self._store_failures_unlogged = 0
 
     def _observe(self, method: str, outcome: str, started: float) -> None:
         self._metrics.rpc_seconds.labels(method=method, outcome=outcome).observe(

@@ -2,10 +2,13 @@
 
 The lobby's logic needs only whole-table reads and a **compare-and-set** write on the table's
 ``version`` (see :mod:`lexio_lobby.model`): read, compute the next value, write it only if
-nobody wrote in between, else read again. That is all :class:`TableStore` asks, so a shared
-store for several lobby replicas (Redis: one hash per table, a code → id key, a sorted set of
-open tables by last change, the compare-and-set as a short Lua script or WATCH/MULTI) can be
-added without touching the logic.
+nobody wrote in between, else read again. That is all :class:`TableStore` asks, so the store
+shared by several lobby replicas (:mod:`lexio_lobby.redis_store`) plugs in without touching the
+logic.
+
+A store that cannot be reached *right now* (a network store that is down) raises
+:class:`StoreUnavailableError` from any method, having changed nothing; the servicer answers
+``UNAVAILABLE`` / ``store_unavailable`` and the next call tries again.
 
 :class:`SqliteTableStore` is the single-machine default: one file, WAL mode (readers never
 block the writer, and a crash of the process loses no committed change), every write a single
@@ -58,6 +61,10 @@ class StoreError(RuntimeError):
     """The store cannot be opened or used (bad path, foreign schema, not a database)."""
 
 
+class StoreUnavailableError(RuntimeError):
+    """The store cannot be reached for now; the call changed nothing and may be retried."""
+
+
 class TableStore(Protocol):
     """What the lobby needs from storage. Every method is atomic on its own."""
 
@@ -87,21 +94,30 @@ class TableStore(Protocol):
 
     async def count_by_state(self) -> dict[TableState, int]: ...
 
+    async def ping(self) -> bool:
+        """True if the store answers now (what health reports); never raises."""
+        ...
+
     async def close(self) -> None: ...
 
 
-def _seats_json(seats: Sequence[Seat]) -> str:
+def seats_to_json(seats: Sequence[Seat]) -> str:
+    """Seats as stored (by every store): a JSON list in arrival order."""
     return json.dumps(
         [{"player_id": s.player_id, "name": s.display_name, "at": s.joined_at} for s in seats],
         ensure_ascii=False,
     )
 
 
-def _row_to_table(row: sqlite3.Row) -> Table:
-    seats = tuple(
+def seats_from_json(text: str) -> tuple[Seat, ...]:
+    return tuple(
         Seat(player_id=s["player_id"], display_name=s["name"], joined_at=float(s["at"]))
-        for s in json.loads(row["seats"])
+        for s in json.loads(text)
     )
+
+
+def _row_to_table(row: sqlite3.Row) -> Table:
+    seats = seats_from_json(row["seats"])
     return Table(
         table_id=row["table_id"],
         code=row["code"],
@@ -125,7 +141,7 @@ def _values(table: Table) -> tuple[object, ...]:
         table.min_seats,
         table.max_seats,
         table.state.value,
-        _seats_json(table.seats),
+        seats_to_json(table.seats),
         table.created_at,
         table.updated_at,
         table.version,
@@ -192,7 +208,7 @@ class SqliteTableStore:
                     "close_reason = ? WHERE table_id = ? AND version = ?",
                     (
                         table.state.value,
-                        _seats_json(table.seats),
+                        seats_to_json(table.seats),
                         table.updated_at,
                         table.version,
                         table.close_reason.value if table.close_reason else None,
@@ -236,6 +252,13 @@ class SqliteTableStore:
             return counts
 
         return await self._run(work)
+
+    async def ping(self) -> bool:
+        try:
+            await self._run(lambda db: db.execute("SELECT 1").fetchone())
+        except Exception:
+            return False
+        return True
 
     async def journal_mode(self) -> str:
         """The connection's journal mode ("wal"): for tests and start-up checks."""

@@ -1,0 +1,105 @@
+"""The deploy tool (deploy/lexio_deploy.py) and the rendered overlays, for the ops tests."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+if str(DEPLOY) not in sys.path:  # the tool is a script beside the manifests, not a package
+    sys.path.insert(0, str(DEPLOY))
+
+import lexio_deploy  # noqa: E402
+
+__all__ = [
+    "DEPLOY",
+    "K8S_VERSIONS",
+    "LEXIO_SERVICES",
+    "OVERLAYS",
+    "ROOT",
+    "container",
+    "dockerfile",
+    "env",
+    "final_stage",
+    "find",
+    "image_env",
+    "lexio_deploy",
+    "rendered",
+]
+
+OVERLAYS = ("dev", "prod")
+#: The Kubernetes versions the manifests must validate against: the oldest supported by
+#: deploy/ (native gRPC probes are GA since 1.27) and the newest kubernetes-validate knows.
+K8S_VERSIONS = ("1.29.0", "1.37.0")
+LEXIO_SERVICES = ("lexicon", "engine", "lobby", "gateway")
+
+Obj = dict[str, Any]
+
+
+@functools.cache
+def _rendered(overlay: str) -> tuple[Obj, ...]:
+    return tuple(lexio_deploy.render(lexio_deploy.overlay_dir(overlay)))
+
+
+def rendered(overlay: str) -> list[Obj]:
+    """The overlay's objects (a fresh deep copy each time, callers may change them)."""
+    return copy.deepcopy(list(_rendered(overlay)))
+
+
+def find(objects: list[Obj], kind: str, name: str) -> Obj:
+    for obj in objects:
+        if obj["kind"] == kind and obj["metadata"]["name"] == name:
+            return obj
+    raise AssertionError(f"no {kind}/{name}")
+
+
+def container(objects: list[Obj], name: str) -> Obj:
+    workload = next(
+        o
+        for o in objects
+        if o["kind"] in ("Deployment", "StatefulSet") and o["metadata"]["name"] == name
+    )
+    spec = workload["spec"]["template"]["spec"]
+    return next(c for c in spec["containers"] if c["name"] == name)
+
+
+def env(container_spec: Obj) -> dict[str, str]:
+    return {e["name"]: e["value"] for e in container_spec.get("env", [])}
+
+
+def dockerfile(name: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of deploy/docker/NAME.Dockerfile, continuation lines joined."""
+    text = (DEPLOY / "docker" / f"{name}.Dockerfile").read_text()
+    logical, pending = [], ""
+    for raw in text.splitlines():
+        if raw.lstrip().startswith("#") and not pending:
+            continue
+        if raw.rstrip().endswith("\\"):
+            pending += raw.rstrip()[:-1] + " "
+            continue
+        line, pending = pending + raw, ""
+        if line.strip():
+            instruction, _, rest = line.strip().partition(" ")
+            logical.append((instruction.upper(), rest.strip()))
+    return logical
+
+
+def final_stage(name: str) -> list[tuple[str, str]]:
+    steps = dockerfile(name)
+    last = max(i for i, (instruction, _) in enumerate(steps) if instruction == "FROM")
+    return steps[last:]
+
+
+def image_env(name: str) -> dict[str, str]:
+    """The ENV of the image's final stage (unexpanded)."""
+    found: dict[str, str] = {}
+    for instruction, rest in final_stage(name):
+        if instruction == "ENV":
+            for pair in rest.split():
+                key, _, value = pair.partition("=")
+                found[key] = value
+    return found

@@ -1,0 +1,138 @@
+"""Run inside a private network namespace (test_ops_probes.py starts it): start every
+container of the rendered manifests as the kubelet would (the image's entrypoint and ENV,
+then the manifest's env and args), with the Services' names resolving to this namespace's
+loopback, and report what the probes and the metrics ports answer, as JSON on stdout.
+
+Argument: a JSON file {"containers": [...], "workdir": "..."} written by the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+Obj = dict[str, Any]
+
+
+def _port(container: Obj, port: int | str) -> int:
+    if isinstance(port, int):
+        return port
+    return int(next(p["containerPort"] for p in container["ports"] if p.get("name") == port))
+
+
+def probe(container: Obj, spec: Obj) -> tuple[bool, str]:
+    """One probe, as the kubelet runs it against the pod's address."""
+    timeout = float(spec.get("timeoutSeconds", 1))
+    if "grpc" in spec:
+        target = f"127.0.0.1:{spec['grpc']['port']}"
+        with grpc.insecure_channel(target) as channel:
+            try:
+                reply = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(service=spec["grpc"].get("service", "")),
+                    timeout=timeout,
+                )
+            except grpc.RpcError as e:
+                return False, f"grpc {target}: {e.code().name}"
+        ok = reply.status == health_pb2.HealthCheckResponse.SERVING
+        return ok, f"grpc {target} {spec['grpc'].get('service', '')}: {reply.status}"
+    if "httpGet" in spec:
+        get = spec["httpGet"]
+        url = f"http://127.0.0.1:{_port(container, get['port'])}{get.get('path', '/')}"
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as reply:
+                status = reply.status
+        except urllib.error.HTTPError as e:
+            status = e.code
+        except OSError as e:
+            return False, f"GET {url}: {e}"
+        return 200 <= status < 400, f"GET {url}: {status}"
+    if "tcpSocket" in spec:
+        port = _port(container, spec["tcpSocket"]["port"])
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=timeout).close()
+        except OSError as e:
+            return False, f"tcp {port}: {e}"
+        return True, f"tcp {port}: open"
+    if "exec" in spec:
+        command = spec["exec"]["command"]
+        done = subprocess.run(command, check=False, capture_output=True, timeout=timeout + 5)
+        return done.returncode == 0, f"exec {spec['exec']['command']}: {done.returncode}"
+    return False, f"unknown probe {spec}"
+
+
+def main() -> int:
+    config = json.loads(Path(sys.argv[1]).read_text())
+    workdir = Path(config["workdir"])
+    containers: list[Obj] = config["containers"]
+    processes: dict[str, subprocess.Popen[bytes]] = {}
+    report: Obj = {"containers": {}}
+    try:
+        for c in containers:
+            log = (workdir / f"{c['name']}.log").open("wb")
+            processes[c["name"]] = subprocess.Popen(
+                c["argv"], env=c["environ"], stdout=log, stderr=log, stdin=subprocess.DEVNULL
+            )
+        deadline = time.monotonic() + 40
+        for c in containers:
+            result: Obj = {"readiness": None, "liveness": None, "metrics": None}
+            report["containers"][c["name"]] = result
+            while True:
+                ok, detail = probe(c, c["readinessProbe"])
+                if ok or time.monotonic() > deadline or processes[c["name"]].poll() is not None:
+                    result["readiness"] = [ok, detail]
+                    break
+                time.sleep(0.1)
+        for c in containers:
+            result = report["containers"][c["name"]]
+            result["liveness"] = list(probe(c, c["livenessProbe"]))
+            if c.get("metrics_port"):
+                url = f"http://127.0.0.1:{c['metrics_port']}{c['metrics_path']}"
+                try:
+                    with urllib.request.urlopen(url, timeout=5) as reply:
+                        result["metrics"] = [reply.status, reply.read().decode()]
+                except OSError as e:
+                    result["metrics"] = [0, str(e)]
+        if "redis" in processes:
+            clients = subprocess.run(
+                ["redis-cli", "client", "list"],
+                check=False,
+                capture_output=True,
+                text=True,
+                timeout=5,
+            ).stdout
+            report["redis_clients"] = clients.count("\n")
+    finally:
+        exits: Obj = {}
+        for process in processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for name, process in processes.items():
+            try:
+                exits[name] = process.wait(timeout=25)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                exits[name] = "killed"
+        report["exits"] = exits
+        report["logs"] = {
+            name: (workdir / f"{name}.log").read_text(errors="replace")[-3000:]
+            for name in processes
+        }
+        print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())

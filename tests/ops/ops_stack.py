@@ -1,0 +1,206 @@
+"""The four Lexio services as real processes (their console scripts), as an operator runs them.
+
+Each listens on 127.0.0.1 on free ports, with its metrics port; logs go to files in the test's
+temporary directory (shown when a service fails to come up).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+BIN = Path(sys.executable).parent
+
+GRPC_SERVICES = {
+    "lexicon": "lexio.lexicon.v1.Lexicon",
+    "engine": "lexio.engine.v1.Engine",
+    "lobby": "lexio.lobby.v1.Lobby",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def clean_env() -> dict[str, str]:
+    """The test's environment without any LEXIO_ variable (so nothing leaks in)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
+
+
+def grpc_status(address: str, service: str, timeout: float = 1.0) -> int | None:
+    """grpc.health.v1 Check; None when the server does not answer."""
+    with grpc.insecure_channel(address) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=service), timeout=timeout
+            )
+        except grpc.RpcError:
+            return None
+    return int(reply.status)
+
+
+def http_status(url: str, timeout: float = 1.0) -> int | None:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+    except OSError:
+        return None
+
+
+def http_text(url: str, timeout: float = 5.0) -> str:
+    with urllib.request.urlopen(url, timeout=timeout) as reply:
+        return str(reply.read().decode())
+
+
+@dataclass
+class Service:
+    name: str
+    env: dict[str, str]
+    port: int
+    metrics_port: int
+    log_path: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}/metrics"
+
+    def start(self) -> None:
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [str(BIN / f"lexio-{self.name}")],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+
+    def ready(self) -> bool:
+        if self.name == "gateway":
+            return http_status(f"http://127.0.0.1:{self.port}/readyz") == 200
+        serving = health_pb2.HealthCheckResponse.SERVING
+        return bool(grpc_status(self.address, GRPC_SERVICES[self.name]) == serving)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def terminate(self, timeout: float = 20.0) -> int:
+        """SIGTERM, then wait; returns the exit status (SIGKILL after ``timeout``)."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+            raise AssertionError(f"{self.name} ignored SIGTERM for {timeout} s") from None
+
+
+@dataclass
+class Stack:
+    """lexicon, engine, lobby and gateway wired together on loopback."""
+
+    root: Path
+    services: dict[str, Service] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, root: Path, **extra_env: str) -> Stack:
+        ports = {name: (free_port(), free_port()) for name in GRPC_SERVICES}
+        gateway_port = free_port()
+        base = clean_env() | {"LEXIO_LOG_LEVEL": "INFO", **extra_env}
+        engine_address = f"127.0.0.1:{ports['engine'][0]}"
+        games = [
+            {
+                "name": "lexio",
+                "min_seats": 2,
+                "max_seats": 4,
+                "health_address": engine_address,
+                "health_service": GRPC_SERVICES["engine"],
+            }
+        ]
+        envs = {
+            "lexicon": {
+                "LEXIO_LEXICON_PORT": str(ports["lexicon"][0]),
+                "LEXIO_LEXICON_METRICS_PORT": str(ports["lexicon"][1]),
+            },
+            "engine": {
+                "LEXIO_ENGINE_PORT": str(ports["engine"][0]),
+                "LEXIO_ENGINE_METRICS_PORT": str(ports["engine"][1]),
+                "LEXIO_LEXICON_ADDRESS": f"127.0.0.1:{ports['lexicon'][0]}",
+            },
+            "lobby": {
+                "LEXIO_LOBBY_PORT": str(ports["lobby"][0]),
+                "LEXIO_LOBBY_METRICS_PORT": str(ports["lobby"][1]),
+                "LEXIO_LOBBY_DB": str(root / "lobby.sqlite3"),
+                "LEXIO_LOBBY_GAMES": json.dumps(games),
+                "LEXIO_LOBBY_READINESS_CACHE": "0",
+            },
+            "gateway": {
+                "LEXIO_GATEWAY_PORT": str(gateway_port),
+                "LEXIO_ENGINE_ADDRESS": engine_address,
+                "LEXIO_LOBBY_ADDRESS": f"127.0.0.1:{ports['lobby'][0]}",
+                "LEXIO_GATEWAY_DB": str(root / "gateway.sqlite3"),
+            },
+        }
+        stack = cls(root)
+        for name, env in envs.items():
+            port, metrics_port = ports.get(name, (gateway_port, gateway_port))
+            stack.services[name] = Service(
+                name, base | env, port, metrics_port, root / f"{name}.log"
+            )
+        return stack
+
+    def __getitem__(self, name: str) -> Service:
+        return self.services[name]
+
+    @property
+    def gateway_url(self) -> str:
+        return f"http://127.0.0.1:{self['gateway'].port}"
+
+    def start(self, names: tuple[str, ...] = ("lexicon", "engine", "lobby", "gateway")) -> None:
+        """Start the services (all at once) and wait until each reports ready."""
+        for name in names:
+            self[name].start()
+        deadline = time.monotonic() + 30
+        waiting = list(names)
+        while waiting:
+            service = self[waiting[0]]
+            assert service.process is not None
+            if service.process.poll() is not None:
+                raise AssertionError(f"{service.name} exited:\n{service.log()}")
+            if service.ready():
+                waiting.pop(0)
+                continue
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{service.name} did not become ready:\n{service.log()}")
+            time.sleep(0.05)
+
+    def stop(self) -> dict[str, int]:
+        """SIGTERM every running service, the gateway first; their exit statuses."""
+        statuses = {}
+        for name in ("gateway", "lobby", "engine", "lexicon"):
+            service = self.services[name]
+            if service.process is not None:
+                statuses[name] = service.terminate()
+        return statuses

@@ -1,0 +1,266 @@
+"""The deploy tool without a cluster: its JSON patches, image retargeting, apply order,
+rollout logic and gateway address; its --dry-run; and a whole deployment through the real
+kubernetes client against a fake API server on 127.0.0.1 (discovery, server-side apply,
+rollout polling)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from aiohttp import web
+from lexio_testing import LoopThread
+from ops_deploy import DEPLOY, LEXIO_SERVICES, lexio_deploy, rendered
+from ops_fake_apiserver import LOAD_BALANCER_IP, FakeApiServer, kubeconfig, object_path
+
+Obj = dict[str, Any]
+
+
+def test_json_patch() -> None:
+    doc = {"spec": {"ports": [{"port": 80}], "type": "ClusterIP"}}
+    patched = lexio_deploy.json_patch(
+        doc,
+        [
+            {"op": "replace", "path": "/spec/type", "value": "NodePort"},
+            {"op": "add", "path": "/spec/ports/-", "value": {"port": 81}},
+            {"op": "add", "path": "/spec/ports/0", "value": {"port": 79}},
+            {"op": "remove", "path": "/spec/ports/1"},
+            {"op": "test", "path": "/spec/type", "value": "NodePort"},
+            {"op": "add", "path": "/metadata~1x", "value": 1},
+        ],
+    )
+    assert patched == {
+        "spec": {"ports": [{"port": 79}, {"port": 81}], "type": "NodePort"},
+        "metadata/x": 1,
+    }
+    assert doc["spec"]["type"] == "ClusterIP"  # the original is untouched
+    with pytest.raises(lexio_deploy.RenderError):
+        lexio_deploy.json_patch(doc, [{"op": "replace", "path": "/spec/nope", "value": 1}])
+    with pytest.raises(lexio_deploy.RenderError):
+        lexio_deploy.json_patch(doc, [{"op": "move", "path": "/spec", "from": "/x"}])
+
+
+def test_images_point_at_a_registry_and_tag() -> None:
+    plan = lexio_deploy.plan("prod", "reg.example:5000/lexio/", "1.2.3")
+    images = {
+        c["name"]: c["image"]
+        for o in plan.objects
+        if o["kind"] in ("Deployment", "StatefulSet")
+        for c in o["spec"]["template"]["spec"]["containers"]
+    }
+    assert images == {
+        **{name: f"reg.example:5000/lexio/{name}:1.2.3" for name in LEXIO_SERVICES},
+        "redis": "redis:7.2.4-bookworm",  # not Lexio's: left alone
+    }
+    assert plan.namespace == "lexio"
+
+
+def test_objects_are_applied_in_dependency_order() -> None:
+    plan = lexio_deploy.plan("prod")
+    kinds = [o["kind"] for o in plan.objects]
+    assert kinds[0] == "Namespace"
+    assert set(kinds[1 : kinds.count("NetworkPolicy") + 1]) == {"NetworkPolicy"}
+    first = {kind: kinds.index(kind) for kind in kinds}
+    last = {kind: len(kinds) - 1 - kinds[::-1].index(kind) for kind in kinds}
+    assert last["ServiceAccount"] < first["Deployment"]
+    assert last["ConfigMap"] < first["Deployment"]
+    assert last["PersistentVolumeClaim"] < first["Deployment"]
+    assert last["StatefulSet"] < first["HorizontalPodAutoscaler"]
+    assert sorted(map(json.dumps, plan.objects)) == sorted(map(json.dumps, rendered("prod")))
+
+
+def _deployment(**status: Any) -> Obj:
+    return {
+        "kind": "Deployment",
+        "metadata": {"name": "engine", "generation": 2},
+        "spec": {"replicas": 2},
+        "status": status,
+    }
+
+
+def test_rollout_status_of_a_deployment() -> None:
+    status = lexio_deploy.rollout_status
+    assert not status(_deployment(observedGeneration=1))[0]
+    assert (
+        "1 of 2 replicas updated" in status(_deployment(observedGeneration=2, updatedReplicas=1))[1]
+    )
+    old = _deployment(observedGeneration=2, updatedReplicas=2, replicas=3)
+    assert "1 old replicas terminating" in status(old)[1]
+    half = _deployment(observedGeneration=2, updatedReplicas=2, replicas=2, availableReplicas=1)
+    assert "1 of 2 available" in status(half)[1]
+    done = _deployment(observedGeneration=2, updatedReplicas=2, replicas=2, availableReplicas=2)
+    assert status(done) == (True, "Deployment/engine: rolled out")
+    stuck = _deployment(
+        observedGeneration=2,
+        conditions=[{"type": "Progressing", "reason": "ProgressDeadlineExceeded"}],
+    )
+    with pytest.raises(lexio_deploy.RolloutError, match="progress deadline"):
+        status(stuck)
+
+
+def test_rollout_status_of_a_stateful_set() -> None:
+    def redis(**status: Any) -> Obj:
+        return {
+            "kind": "StatefulSet",
+            "metadata": {"name": "redis", "generation": 1},
+            "spec": {"replicas": 1},
+            "status": {"observedGeneration": 1, **status},
+        }
+
+    status = lexio_deploy.rollout_status
+    assert not status(redis(readyReplicas=0))[0]
+    assert not status(redis(readyReplicas=1, currentRevision="a", updateRevision="b"))[0]
+    assert status(redis(readyReplicas=1, currentRevision="b", updateRevision="b"))[0]
+
+
+class _NeverReady:
+    def apply(self, obj: Obj) -> Obj:
+        return obj
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None) -> Obj:
+        live = _deployment(observedGeneration=2, updatedReplicas=0)
+        live["metadata"]["name"] = name
+        return live
+
+    def list_objects(self, api_version: str, kind: str) -> list[Obj]:
+        return []
+
+
+def test_waiting_for_rollouts_times_out() -> None:
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    said: list[str] = []
+    objects = [o for o in rendered("dev") if o["kind"] == "Deployment"]
+    with pytest.raises(lexio_deploy.RolloutError, match="timed out after 30 s"):
+        lexio_deploy.wait_for_rollouts(
+            _NeverReady(), objects, timeout=30, clock=lambda: now[0], sleep=sleep, say=said.append
+        )
+    assert now[0] >= 30
+    # Each workload's state is said once, not at every poll.
+    names = [o["metadata"]["name"] for o in objects]
+    assert said == [f"Deployment/{name}: 0 of 2 replicas updated" for name in names]
+
+
+class _Services:
+    def __init__(self, service: Obj) -> None:
+        self.service = service
+
+    def apply(self, obj: Obj) -> Obj:
+        return obj
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None) -> Obj:
+        return self.service
+
+    def list_objects(self, api_version: str, kind: str) -> list[Obj]:
+        address = {"type": "ExternalIP", "address": "198.51.100.2"}
+        return [{"status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.1"}, address]}}]
+
+
+def test_the_gateway_address_for_each_service_type() -> None:
+    def address(spec: Obj, status: Obj | None = None) -> str:
+        service = {"spec": spec, "status": status or {}}
+        return lexio_deploy.gateway_address(_Services(service), "lexio")
+
+    lb = {"type": "LoadBalancer", "ports": [{"port": 80}]}
+    assert (
+        address(lb, {"loadBalancer": {"ingress": [{"ip": "203.0.113.1"}]}}) == "http://203.0.113.1"
+    )
+    assert (
+        address(lb, {"loadBalancer": {"ingress": [{"hostname": "lb.example"}]}})
+        == "http://lb.example"
+    )
+    assert "no address yet" in address(lb)
+    node_port = {"type": "NodePort", "ports": [{"port": 80, "nodePort": 30123}]}
+    assert address(node_port) == "http://198.51.100.2:30123"
+    hint = address({"type": "ClusterIP", "ports": [{"port": 80}]})
+    assert "gateway.lexio.svc:80" in hint and "kubectl port-forward -n lexio svc/gateway" in hint
+
+
+def _tool(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(DEPLOY / "lexio_deploy.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_dry_run_prints_the_manifests_and_applies_nothing() -> None:
+    done = _tool("--overlay", "prod", "--dry-run", "--registry", "reg.example/lexio", "--tag", "9")
+    assert done.returncode == 0, done.stderr
+    printed = [o for o in yaml.safe_load_all(done.stdout) if o]
+    assert printed == lexio_deploy.plan("prod", "reg.example/lexio", "9").objects
+    as_json = json.loads(_tool("--overlay", "dev", "--dry-run", "--json").stdout)
+    assert as_json["kind"] == "List" and as_json["items"] == lexio_deploy.plan("dev").objects
+    bad = _tool("--overlay", "staging", "--dry-run")
+    assert bad.returncode == 2 and "no overlay 'staging'" in bad.stderr
+
+
+@pytest.fixture
+def apiserver(tmp_path: Path) -> Iterator[tuple[FakeApiServer, Path]]:
+    loop = LoopThread()
+    fake = FakeApiServer()
+    runner = web.AppRunner(fake.app())
+
+    async def start() -> int:
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        return int(runner.addresses[0][1])
+
+    port = loop.run(start())
+    config = tmp_path / "kubeconfig"
+    config.write_text(kubeconfig(port))
+    yield fake, config
+    loop.run(runner.cleanup())
+    loop.close()
+
+
+def test_deploy_applies_everything_server_side_and_waits_for_the_rollouts(
+    apiserver: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    fake, config = apiserver
+    cluster = lexio_deploy.KubernetesCluster(
+        config_file=str(config), discovery_cache=str(tmp_path / "discovery.json")
+    )
+    plan = lexio_deploy.plan("prod", "reg.example/lexio", "1.0.0")
+    said: list[str] = []
+    address = lexio_deploy.deploy(cluster, plan, timeout=30, interval=0.01, say=said.append)
+    assert address == f"http://{LOAD_BALANCER_IP}"
+    assert [a.path for a in fake.applied] == [object_path(o) for o in plan.objects]
+    for applied, obj in zip(fake.applied, plan.objects, strict=True):
+        assert applied.content_type == "application/apply-patch+yaml"
+        assert applied.query == {"fieldManager": "lexio-deploy", "force": "true"}
+        assert applied.body == obj
+    workloads = [o for o in plan.objects if o["kind"] in ("Deployment", "StatefulSet")]
+    for workload in workloads:
+        # Polled until done: once not rolled out, once rolled out.
+        assert fake.reads[object_path(workload)] == 2
+        assert f"{workload['kind']}/{workload['metadata']['name']}: rolled out" in said
+
+
+def test_the_command_deploys_the_dev_overlay(
+    apiserver: tuple[FakeApiServer, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fake, config = apiserver
+    fake.rollout_polls = 0
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the client's discovery cache
+    status = lexio_deploy.main(["--overlay", "dev", "--kubeconfig", str(config)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.splitlines()[-1] == "Lexio is up in namespace lexio-dev: http://10.0.0.5:30080"
+    assert len(fake.applied) == len(rendered("dev"))

@@ -1,0 +1,442 @@
+"""The Kubernetes manifests of deploy/, rendered offline for every overlay:
+
+- they are what ``kubectl kustomize`` renders (the deploy tool's renderer is exact);
+- every object validates strictly against the Kubernetes schemas (kubernetes-validate);
+- every pod meets the restricted security profile, with requests and limits;
+- probes, ports, addresses and images agree with the services' own configuration and with
+  the Dockerfiles;
+- the network policies allow exactly the connections Lexio needs, and nothing else;
+- autoscalers, disruption budgets and shutdown budgets make sense.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate  # type: ignore[import-untyped]
+import pytest
+import yaml
+from ops_deploy import (
+    DEPLOY,
+    K8S_VERSIONS,
+    LEXIO_SERVICES,
+    OVERLAYS,
+    ROOT,
+    container,
+    dockerfile,
+    env,
+    final_stage,
+    find,
+    lexio_deploy,
+    rendered,
+)
+from ops_netpol import Endpoint, allowed, pods_of
+
+from lexio_common.grpc_service import LIVENESS_SERVICE
+from lexio_engine.server import ENGINE_SERVICE, EngineConfig
+from lexio_gateway.config import GatewayConfig
+from lexio_lexicon.server import SERVICE_NAME as LEXICON_SERVICE
+from lexio_lexicon.server import LexiconConfig
+from lexio_lobby.games import parse_games
+from lexio_lobby.server import SERVICE_NAME as LOBBY_SERVICE
+from lexio_lobby.server import LobbyConfig
+
+Obj = dict[str, Any]
+
+GRPC_NAMES = {"lexicon": LEXICON_SERVICE, "engine": ENGINE_SERVICE, "lobby": LOBBY_SERVICE}
+#: Each service's own defaults: (serving port, metrics port), and its environment variables.
+DEFAULTS = {
+    "lexicon": (LexiconConfig().port, LexiconConfig().metrics_port),
+    "engine": (EngineConfig().port, EngineConfig().metrics_port),
+    "lobby": (LobbyConfig().port, LobbyConfig().metrics_port),
+    "gateway": (GatewayConfig().port, GatewayConfig().port),
+}
+PORT_VARS = {
+    "lexicon": ("LEXIO_LEXICON_PORT", "LEXIO_LEXICON_METRICS_PORT", "LEXIO_LEXICON_HOST"),
+    "engine": ("LEXIO_ENGINE_PORT", "LEXIO_ENGINE_METRICS_PORT", "LEXIO_ENGINE_HOST"),
+    "lobby": ("LEXIO_LOBBY_PORT", "LEXIO_LOBBY_METRICS_PORT", "LEXIO_LOBBY_HOST"),
+    "gateway": ("LEXIO_GATEWAY_PORT", "LEXIO_GATEWAY_PORT", "LEXIO_GATEWAY_HOST"),
+}
+
+
+def _workloads(objects: list[Obj]) -> list[Obj]:
+    return [o for o in objects if o["kind"] in ("Deployment", "StatefulSet")]
+
+
+def _ports(spec: Obj) -> dict[str, int]:
+    return {p["name"]: p["containerPort"] for p in spec.get("ports", [])}
+
+
+# Rendering ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_renderer_gives_what_kubectl_kustomize_gives(overlay: str) -> None:
+    kubectl = shutil.which("kubectl")
+    assert kubectl, "kubectl is missing: its kustomize is the reference for deploy/ (install it)"
+    reference = subprocess.run(
+        [kubectl, "kustomize", str(DEPLOY / "overlays" / overlay)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+
+    def key(obj: Obj) -> tuple[str, str, str]:
+        return (obj["kind"], obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+
+    ours = {key(o): o for o in rendered(overlay)}
+    theirs = {key(o): o for o in yaml.safe_load_all(reference) if o}
+    assert set(ours) == set(theirs)
+    for name, obj in ours.items():
+        assert obj == theirs[name], name
+
+
+def test_the_renderer_refuses_what_it_does_not_know(tmp_path: Path) -> None:
+    (tmp_path / "kustomization.yaml").write_text("resources: []\ncommonLabels: {a: b}\n")
+    with pytest.raises(lexio_deploy.RenderError, match="commonLabels"):
+        lexio_deploy.render(tmp_path)
+
+
+def test_overlays_differ_where_they_should() -> None:
+    dev, prod = rendered("dev"), rendered("prod")
+    assert {o["metadata"].get("namespace") for o in dev if o["kind"] != "Namespace"} == {
+        "lexio-dev"
+    }
+    assert {o["metadata"].get("namespace") for o in prod if o["kind"] != "Namespace"} == {"lexio"}
+    assert find(dev, "Service", "gateway")["spec"]["type"] == "NodePort"
+    assert find(prod, "Service", "gateway")["spec"]["type"] == "LoadBalancer"
+    assert find(dev, "HorizontalPodAutoscaler", "engine")["spec"]["minReplicas"] == 1
+    assert find(prod, "HorizontalPodAutoscaler", "engine")["spec"]["minReplicas"] == 2
+
+
+# Schemas ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_object_validates_strictly(overlay: str, version: str) -> None:
+    objects = rendered(overlay)
+    assert len(objects) > 20
+    for obj in objects:
+        kubernetes_validate.validate(obj, version, strict=True)
+
+
+def test_strict_validation_catches_a_misspelt_field() -> None:
+    deployment = find(rendered("prod"), "Deployment", "engine")
+    deployment["spec"]["template"]["spec"]["containers"][0]["readinesProbe"] = {}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(deployment, K8S_VERSIONS[-1], strict=True)
+
+
+# Security -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_pod_meets_the_restricted_profile(overlay: str) -> None:
+    objects = rendered(overlay)
+    namespace = next(o for o in objects if o["kind"] == "Namespace")
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+    workloads = _workloads(objects)
+    assert {w["metadata"]["name"] for w in workloads} == {*LEXIO_SERVICES, "redis"}
+    for workload in workloads:
+        name = workload["metadata"]["name"]
+        pod = workload["spec"]["template"]["spec"]
+        assert pod["automountServiceAccountToken"] is False, name
+        assert pod["serviceAccountName"] == name
+        account = find(objects, "ServiceAccount", name)
+        assert account["automountServiceAccountToken"] is False
+        security = pod["securityContext"]
+        assert security["runAsNonRoot"] is True, name
+        assert security["runAsUser"] > 0 and security["runAsGroup"] > 0, name
+        assert security["seccompProfile"] == {"type": "RuntimeDefault"}, name
+        for key in ("hostNetwork", "hostPID", "hostIPC"):
+            assert not pod.get(key), (name, key)
+        volumes = {v["name"]: v for v in pod.get("volumes", [])}
+        claims = {c["metadata"]["name"] for c in workload["spec"].get("volumeClaimTemplates", [])}
+        for volume in volumes.values():
+            assert set(volume) & {"emptyDir", "persistentVolumeClaim"}, (name, volume)
+        for c in pod["containers"]:
+            context = c["securityContext"]
+            assert context["allowPrivilegeEscalation"] is False, name
+            assert context["readOnlyRootFilesystem"] is True, name
+            assert context["capabilities"] == {"drop": ["ALL"]}, name
+            assert not context.get("privileged"), name
+            for kind in ("requests", "limits"):
+                assert set(c["resources"][kind]) == {"cpu", "memory"}, (name, kind)
+            # What the read-only root leaves writable: /tmp and the data volumes, no more.
+            for mount in c.get("volumeMounts", []):
+                assert mount["name"] in volumes or mount["name"] in claims, (name, mount)
+            mounts = {m["mountPath"] for m in c.get("volumeMounts", [])}
+            assert mounts <= {"/tmp", "/var/lib/lexio", "/data"}, (name, mounts)
+
+
+# Ports, probes, addresses -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_probes_and_ports_agree_with_the_services_configuration(overlay: str) -> None:
+    objects = rendered(overlay)
+    for name in LEXIO_SERVICES:
+        c = container(objects, name)
+        ports, variables = _ports(c), env(c)
+        serving, metrics = DEFAULTS[name]
+        port_var, metrics_var, host_var = PORT_VARS[name]
+        # The container listens where its environment tells it, on every interface.
+        assert variables[host_var] == "0.0.0.0"
+        main_port = ports["http" if name == "gateway" else "grpc"]
+        assert int(variables[port_var]) == main_port == serving, name
+        assert int(variables[metrics_var]) == ports.get("metrics", main_port) == metrics, name
+        template = find(objects, "Deployment", name)["spec"]["template"]
+        annotations = template["metadata"]["annotations"]
+        assert annotations["prometheus.io/scrape"] == "true"
+        assert int(annotations["prometheus.io/port"]) == metrics
+        assert annotations["prometheus.io/path"] == "/metrics"
+        readiness, liveness = c["readinessProbe"], c["livenessProbe"]
+        if name == "gateway":
+            assert readiness["httpGet"] == {"path": "/readyz", "port": "http"}
+            assert liveness["httpGet"] == {"path": "/healthz", "port": "http"}
+        else:
+            assert readiness["grpc"] == {"port": main_port, "service": GRPC_NAMES[name]}
+            assert liveness["grpc"] == {"port": main_port, "service": LIVENESS_SERVICE}
+        # The Service exposes the container's named ports.
+        service = find(objects, "Service", name)
+        assert set(service["spec"]["selector"].items()) <= set(
+            template["metadata"]["labels"].items()
+        )
+        for port in service["spec"]["ports"]:
+            assert port["targetPort"] in ports, (name, port)
+
+
+def _service_port(objects: list[Obj], address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    service = find(objects, "Service", host)
+    numbers = {p["port"] for p in service["spec"]["ports"]}
+    assert int(port) in numbers, address
+    return host, int(port)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_addresses_point_at_services_that_exist(overlay: str) -> None:
+    objects = rendered(overlay)
+    engine, gateway, lobby = (env(container(objects, n)) for n in ("engine", "gateway", "lobby"))
+    assert _service_port(objects, engine["LEXIO_LEXICON_ADDRESS"]) == ("lexicon", 50052)
+    assert _service_port(objects, gateway["LEXIO_ENGINE_ADDRESS"]) == ("engine", 50051)
+    assert _service_port(objects, gateway["LEXIO_LOBBY_ADDRESS"]) == ("lobby", 50053)
+    redis = re.fullmatch(r"redis://([a-z-]+):(\d+)/\d+", gateway["LEXIO_REDIS_URL"])
+    assert redis is not None
+    assert _service_port(objects, f"{redis[1]}:{redis[2]}") == ("redis", 6379)
+    (game,) = parse_games(lobby["LEXIO_LOBBY_GAMES"])
+    assert game.name == "lexio" and game.health_service == ENGINE_SERVICE
+    assert game.health_address is not None
+    assert _service_port(objects, game.health_address) == ("engine", 50051)
+    # Data where the volume is.
+    assert lobby["LEXIO_LOBBY_DB"].startswith("/var/lib/lexio/")
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_shutdown_fits_in_the_termination_grace_period(overlay: str) -> None:
+    objects = rendered(overlay)
+    for name in LEXIO_SERVICES:
+        workload = find(objects, "Deployment", name)
+        pod = workload["spec"]["template"]["spec"]
+        c = container(objects, name)
+        command = c["lifecycle"]["preStop"]["exec"]["command"]
+        assert command[0] == "sleep"
+        grace = float(env(c).get("LEXIO_SHUTDOWN_GRACE", "5"))
+        # preStop, then the service's own grace, then a margin to close sockets and exit.
+        assert float(command[1]) + grace + 5 <= pod["terminationGracePeriodSeconds"], name
+
+
+# Images -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", LEXIO_SERVICES)
+def test_each_service_has_a_multi_stage_non_root_pinned_dockerfile(name: str) -> None:
+    steps = dockerfile(name)
+    args = {
+        k: v
+        for k, _, v in (rest.partition("=") for instruction, rest in steps if instruction == "ARG")
+    }
+    froms = [rest for instruction, rest in steps if instruction == "FROM"]
+    assert len(froms) >= 2, "multi-stage"
+    base = args["PYTHON_IMAGE"]
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-bookworm(@sha256:[0-9a-f]{64})?", base), base
+    assert all(f.split()[0] == "${PYTHON_IMAGE}" for f in froms), froms
+    (user,) = [rest for instruction, rest in steps if instruction == "USER"]
+    uid, _, gid = user.partition(":")
+    assert int(uid) > 0 and int(gid) > 0
+    (entrypoint,) = [json.loads(rest) for instruction, rest in steps if instruction == "ENTRYPOINT"]
+    assert entrypoint == [f"lexio-{name}"]
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert f"lexio-{name}" in scripts
+    (exposed,) = [rest for instruction, rest in steps if instruction == "EXPOSE"]
+    for overlay in OVERLAYS:
+        objects = rendered(overlay)
+        c = container(objects, name)
+        assert sorted(int(p) for p in exposed.split()) == sorted(_ports(c).values())
+        pod = find(objects, "Deployment", name)["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsUser"] == int(uid)
+        assert pod["securityContext"]["runAsGroup"] == int(gid)
+    # Only the final stage runs; the build tools stay in the first.
+    final = final_stage(name)
+    copies = [rest for instruction, rest in final if instruction == "COPY"]
+    assert any(c.startswith("--from=build /opt/lexio") for c in copies)
+    assert not any("grpc_tools" in rest for instruction, rest in final if instruction == "RUN")
+
+
+def test_image_names_and_tags_agree_with_the_project() -> None:
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    for overlay, tag in (("prod", version), ("dev", "dev")):
+        objects = rendered(overlay)
+        for name in LEXIO_SERVICES:
+            assert container(objects, name)["image"] == f"lexio/{name}:{tag}"
+    for name in LEXIO_SERVICES:
+        text = (DEPLOY / "docker" / f"{name}.Dockerfile").read_text()
+        assert f"-t lexio/{name}:{version} ." in text
+        assert f'org.opencontainers.image.version="{version}"' in text
+
+
+def test_the_runtime_requirements_cover_every_import_of_the_services() -> None:
+    """The images install requirements.txt's runtime section only: it must hold every
+    third-party distribution the services import."""
+    text = (ROOT / "requirements.txt").read_text()
+    dockerfile = (DEPLOY / "docker" / "engine.Dockerfile").read_text()
+    assert "sed -n '/^# Runtime/,/^# Build/p' requirements.txt" in dockerfile
+    section = text.split("# Runtime", 1)[1].split("\n# Build", 1)[0]
+    pinned = {
+        line.split("==")[0].lower().replace("_", "-")
+        for line in section.splitlines()
+        if "==" in line
+    }
+    distributions = metadata.packages_distributions()
+    needed: set[str] = set()
+    for path in (ROOT / "services").glob("*/lexio_*/**/*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            for module in names:
+                top = module.split(".")[0]
+                if top in sys.stdlib_module_names or top.startswith("lexio"):
+                    continue
+                for dist in distributions.get(top, []):
+                    needed.add(dist.lower().replace("_", "-"))
+    assert needed, "no third-party import found"
+    assert needed <= pinned, needed - pinned
+
+
+# Network policies ---------------------------------------------------------------------------
+
+
+def test_network_policies_allow_exactly_what_lexio_needs() -> None:
+    objects = rendered("prod")
+    policies = [o for o in objects if o["kind"] == "NetworkPolicy"]
+    pods = {p.name: p for p in pods_of(objects)}
+    prometheus = Endpoint(
+        "prometheus", "monitoring", {"app.kubernetes.io/name": "prometheus"}, {"web": 9090}
+    )
+    intruder = Endpoint("intruder", "lexio", {"app.kubernetes.io/name": "debug"})
+    neighbour = Endpoint("neighbour", "other", {"app.kubernetes.io/name": "engine"})
+    internet = Endpoint("internet", pod=False)
+    dns = Endpoint("dns", "kube-system", {"k8s-app": "kube-dns"}, {"dns": 53})
+    sources = [*pods.values(), prometheus, intruder, neighbour, internet]
+
+    got = {
+        (source.name, dest.name, port)
+        for source in sources
+        for dest in pods.values()
+        for port in dest.ports.values()
+        if source is not dest and allowed(policies, source, dest, port)
+    }
+    metrics = {("prometheus", n, p) for n, p in [("lexicon", 9102), ("engine", 9101)]} | {
+        ("prometheus", "lobby", 9103),
+        ("prometheus", "gateway", 8080),
+    }
+    expected = {
+        # Players come from anywhere (through the load balancer); Lexio's own pods never
+        # call the gateway (their egress is closed).
+        # (A stray pod of Lexio's namespace cannot: default deny closes its egress.)
+        ("internet", "gateway", 8080),
+        ("neighbour", "gateway", 8080),
+        ("gateway", "lobby", 50053),
+        ("gateway", "engine", 50051),
+        ("gateway", "redis", 6379),
+        ("lobby", "engine", 50051),
+        ("engine", "lexicon", 50052),
+        *metrics,
+    }
+    assert got == expected, {"unexpected": got - expected, "missing": expected - got}
+    # Who reaches the lexicon at all: the engine (gRPC) and Prometheus (metrics). Nobody else.
+    assert {(s, p) for s, d, p in got if d == "lexicon"} == {
+        ("engine", 50052),
+        ("prometheus", 9102),
+    }
+    # Every pod resolves names; nothing of Lexio's reaches outside the cluster.
+    for pod in pods.values():
+        assert allowed(policies, pod, dns, 53, "UDP"), pod.name
+        assert not allowed(policies, pod, Endpoint("web", pod=False), 443), pod.name
+
+
+# Autoscaling and disruption -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_autoscalers_and_disruption_budgets_fit_their_workloads(overlay: str) -> None:
+    objects = rendered(overlay)
+    scaled = set()
+    for hpa in (o for o in objects if o["kind"] == "HorizontalPodAutoscaler"):
+        target = hpa["spec"]["scaleTargetRef"]
+        workload = find(objects, target["kind"], target["name"])
+        # The autoscaler owns replicas: the manifest must not fight it on every apply.
+        assert "replicas" not in workload["spec"], target["name"]
+        assert 1 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+        requests = container(objects, target["name"])["resources"]["requests"]
+        assert "cpu" in requests  # utilisation is measured against the request
+        scaled.add(target["name"])
+    assert scaled == {"lexicon", "engine", "gateway"}
+    budgets = {o["metadata"]["name"]: o for o in objects if o["kind"] == "PodDisruptionBudget"}
+    assert set(budgets) == scaled  # a budget for a single pod would only block drains
+    for name, budget in budgets.items():
+        labels = find(objects, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
+        assert set(budget["spec"]["selector"]["matchLabels"].items()) <= set(labels.items())
+    # One writer on a ReadWriteOnce volume: never two lobbies at once.
+    lobby = find(objects, "Deployment", "lobby")
+    assert lobby["spec"]["replicas"] == 1 and lobby["spec"]["strategy"] == {"type": "Recreate"}
+
+
+# Monitoring ---------------------------------------------------------------------------------
+
+
+def test_dashboard_and_rules_ship_as_config_maps() -> None:
+    objects = rendered("prod")
+    dashboard = find(objects, "ConfigMap", "lexio-grafana-dashboard")
+    assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1"
+    text = (DEPLOY / "monitoring" / "lexio-dashboard.json").read_text()
+    assert dashboard["data"] == {"lexio-dashboard.json": text}
+    assert json.loads(text)["uid"] == "lexio-overview"
+    rules = find(objects, "ConfigMap", "lexio-prometheus-rules")
+    assert (
+        rules["data"]["lexio-rules.yml"] == (DEPLOY / "monitoring" / "lexio-rules.yml").read_text()
+    )
+    config = yaml.safe_load(
+        find(objects, "ConfigMap", "lexio-prometheus-config")["data"]["prometheus.yml"]
+    )
+    assert config["rule_files"] == ["lexio-rules.yml"]
+    # job = the pod's app.kubernetes.io/name, which the rules and the dashboard rely on.
+    relabel = config["scrape_configs"][0]["relabel_configs"]
+    assert {
+        "source_labels": ["__meta_kubernetes_pod_label_app_kubernetes_io_name"],
+        "target_label": "job",
+    } in relabel
