@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -29,7 +30,8 @@ from lexio_testing import (
 from lexio_client import GatewayClient, ServerError
 from lexio_engine.server import RunningEngine
 from lexio_gateway.records import SeatToken
-from lexio_lobby.server import RunningLobby
+from lexio_lobby.games import GameSpec
+from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
 ON_REDIS = pytest.mark.parametrize("gateway_backend", ["redis"])
 
@@ -278,3 +280,58 @@ def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
     finally:
         doomed.stop()
         survivor.stop()
+
+
+@ON_REDIS
+def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
+    loop_thread: LoopThread,
+    gateway_factory: GatewayFactory,
+    engine_server: RunningEngine,
+    redis_server: RedisServer,
+    tmp_path: Path,
+) -> None:
+    """Each gateway talks to its own lobby replica; tables, codes and seats are shared."""
+    lexio = GameSpec(
+        name="lexio",
+        min_seats=2,
+        max_seats=4,
+        health_address=f"127.0.0.1:{engine_server.port}",
+        health_service="lexio.engine.v1.Engine",
+    )
+    lobbies = [
+        loop_thread.run(
+            start_lobby(
+                LobbyConfig(
+                    host="127.0.0.1",
+                    port=0,
+                    metrics_port=-1,
+                    db_path=tmp_path / f"unused-{i}.sqlite3",
+                    games=(lexio,),
+                    redis_url=redis_server.url,
+                )
+            )
+        )
+        for i in range(2)
+    ]
+    try:
+        first, second = (
+            gateway_factory(seed=3, lobby_address=f"127.0.0.1:{lobby.port}") for lobby in lobbies
+        )
+
+        async def scenario() -> None:
+            async with (
+                GatewayClient.connect(first.url) as ana,
+                GatewayClient.connect(second.url) as bruno,
+            ):
+                await ana.create("Ana")  # through lobby 1
+                await bruno.join(ana.table["code"], "Bruno")  # through lobby 2
+                await ana.wait_for(lambda f: f["type"] == "table" and len(f["seats"]) == 2)
+                await started_table([ana, bruno])
+                await play_to_the_end([ana, bruno], bot(3))
+                assert ana.view["ending"] == bruno.view["ending"]
+                assert ana.log == bruno.log and len(ana.log) == ana.seq
+
+        loop_thread.run(scenario(), timeout=120)
+    finally:
+        for lobby in lobbies:
+            loop_thread.run(lobby.stop(0))
