@@ -7,8 +7,9 @@ Steps: render the overlay (a kustomization: the subset of kustomize that deploy/
 same objects as ``kubectl kustomize``; anything else is refused, never ignored), optionally
 point the images at a registry and a tag, apply every object with server-side apply (field
 manager ``lexio-deploy``, in dependency order: namespace, network policies, accounts, config,
-services, storage, workloads, disruption budgets, autoscalers), wait until every Deployment
-and StatefulSet has rolled out, and print the gateway's address.
+services, ingress, storage, workloads, disruption budgets, autoscalers), wait until every
+Deployment and StatefulSet has rolled out, and print the gateway's address (its Ingress's
+host when the overlay has one).
 
 Exit status: 0 done, 1 a rollout failed or timed out, 2 bad arguments or manifests.
 """
@@ -191,6 +192,23 @@ def json_patch(document: Obj, operations: Sequence[Obj]) -> Obj:
     return result
 
 
+def _delete_target(path: Path, patch: Obj, document: Obj) -> Obj:
+    """The target of a strategic-merge patch that deletes an object (``$patch: delete``): the
+    one form of strategic merge the renderer knows; any other is refused."""
+    fields = {"$patch", "apiVersion", "kind", "metadata"}
+    if document.get("$patch") != "delete" or set(document) - fields:
+        raise RenderError(f"{path}: only JSON 6902 patches, or a strategic merge $patch: delete")
+    metadata = document.get("metadata") or {}
+    if set(metadata) - {"name", "namespace"} or "kind" not in document or "name" not in metadata:
+        raise RenderError(f"{path}: a delete patch names one object (kind, metadata.name)")
+    group, _, version = str(document.get("apiVersion", "")).rpartition("/")
+    own = {"kind": document["kind"], "name": metadata["name"], "group": group, "version": version}
+    target: Obj = patch.get("target") or own
+    if any(target.get(key, own[key]) != own[key] for key in ("kind", "name")):
+        raise RenderError(f"{path}: a delete patch's target must be the object it names")
+    return target
+
+
 def _matches(obj: Obj, target: Obj) -> bool:
     unknown = set(target) - {"kind", "name", "namespace", "group", "version"}
     if unknown:
@@ -284,6 +302,14 @@ def render(directory: Path) -> list[Obj]:
         if text is None:
             text = (directory / patch["path"]).read_text(encoding="utf-8")
         operations = yaml.safe_load(text)
+        if isinstance(operations, dict):
+            # Strategic merge: only ``$patch: delete``, which removes the object it names.
+            target = _delete_target(path, patch, operations)
+            kept = [obj for obj in objects if not _matches(obj, target)]
+            if len(kept) == len(objects):
+                raise RenderError(f"{path}: a delete patch matches no object: {target}")
+            objects = kept
+            continue
         if not isinstance(operations, list):
             raise RenderError(f"{path}: only JSON 6902 patches (a list of operations)")
         hits = [i for i, obj in enumerate(objects) if _matches(obj, patch.get("target", {}))]
@@ -322,6 +348,7 @@ _ORDER: Final = [
     "ConfigMap",
     "Secret",
     "Service",
+    "Ingress",
     "PersistentVolumeClaim",
     "Deployment",
     "StatefulSet",
@@ -496,6 +523,28 @@ def gateway_address(cluster: Cluster, namespace: str, name: str = "gateway") -> 
     )
 
 
+def ingress_address(cluster: Cluster, ingress: Obj) -> str:
+    """Where players go when an Ingress fronts the gateway: its host (https when the Ingress
+    terminates TLS for it), and whether the ingress controller has published an address."""
+    meta = ingress["metadata"]
+    live = cluster.get(ingress["apiVersion"], "Ingress", meta["name"], meta.get("namespace"))
+    spec, status = live["spec"], live.get("status") or {}
+    host = next((rule["host"] for rule in spec.get("rules", []) if rule.get("host")), None)
+    published = [
+        entry.get("hostname") or entry.get("ip")
+        for entry in (status.get("loadBalancer") or {}).get("ingress") or []
+    ]
+    where = ", ".join(a for a in published if a)
+    if host is None:
+        return f"http://{where}/" if where else f"(ingress {meta['name']} has no host)"
+    tls = {h for entry in spec.get("tls", []) for h in entry.get("hosts", [])}
+    address = f"{'https' if host in tls else 'http'}://{host}/"
+    if not where:
+        namespace = meta.get("namespace")
+        return f"{address} (no address for the ingress yet: kubectl get ingress -n {namespace})"
+    return f"{address} (the ingress controller is at {where}: {host} must resolve there)"
+
+
 # --------------------------------------------------------------------------------------------
 # The command
 
@@ -527,13 +576,18 @@ def deploy(
         cluster.apply(obj)
         say(f"applied {obj['kind']}/{obj['metadata']['name']}")
     wait_for_rollouts(cluster, the_plan.objects, timeout=timeout, say=say, **wait)
+    for obj in the_plan.objects:
+        if obj["kind"] == "Ingress":
+            return ingress_address(cluster, obj)
     return gateway_address(cluster, the_plan.namespace)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lexio_deploy", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--overlay", default="dev", help="deploy/overlays/NAME (dev, prod); default dev"
+        "--overlay",
+        default="dev",
+        help="deploy/overlays/NAME (dev, prod, prod-ingress); default dev",
     )
     parser.add_argument("--registry", help="push location of the images, e.g. reg.example/lexio")
     parser.add_argument("--tag", help="image tag to deploy (default: the overlay's)")

@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# lexio/lobby — SQLite in LEXIO_LOBBY_DB, on a volume.
+# lexio/lobby — its tables in SQLite (LEXIO_LOBBY_DB, on a volume) or in Redis (LEXIO_REDIS_URL).
 # Build from the repository root:
 #   docker build -f deploy/docker/lobby.Dockerfile --build-arg REVISION=$(git rev-parse --short HEAD) \
 #     -t lexio/lobby:0.1.0 .

@@ -31,7 +31,9 @@ __all__ = [
     "rendered",
 ]
 
-OVERLAYS = ("dev", "prod")
+#: dev: SQLite lobby, one pod each. prod: the lobby on Redis, a LoadBalancer. prod-ingress:
+#: prod behind ingress-nginx.
+OVERLAYS = ("dev", "prod", "prod-ingress")
 #: The Kubernetes versions the manifests must validate against: the oldest supported by
 #: deploy/ (native gRPC probes are GA since 1.27) and the newest kubernetes-validate knows.
 K8S_VERSIONS = ("1.29.0", "1.37.0")

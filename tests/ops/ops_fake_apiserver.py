@@ -1,6 +1,7 @@
 """A fake Kubernetes API server on 127.0.0.1, enough for the deploy tool and the kubernetes
 client: discovery of the kinds deploy/ uses, server-side apply (PATCH, recorded), reads of
-what was applied with a finished rollout, a LoadBalancer address for the gateway, nodes."""
+what was applied with a finished rollout, a LoadBalancer address for the gateway, an address
+for an Ingress, nodes."""
 
 from __future__ import annotations
 
@@ -25,9 +26,13 @@ RESOURCES: dict[str, list[tuple[str, str, bool]]] = {
     "apps/v1": [("deployments", "Deployment", True), ("statefulsets", "StatefulSet", True)],
     "policy/v1": [("poddisruptionbudgets", "PodDisruptionBudget", True)],
     "autoscaling/v2": [("horizontalpodautoscalers", "HorizontalPodAutoscaler", True)],
-    "networking.k8s.io/v1": [("networkpolicies", "NetworkPolicy", True)],
+    "networking.k8s.io/v1": [
+        ("networkpolicies", "NetworkPolicy", True),
+        ("ingresses", "Ingress", True),
+    ],
 }
 LOAD_BALANCER_IP = "203.0.113.7"
+INGRESS_IP = "203.0.113.8"
 
 
 @dataclass
@@ -124,6 +129,8 @@ class FakeApiServer:
             obj["status"] = {"loadBalancer": {"ingress": [{"ip": LOAD_BALANCER_IP}]}}
         elif kind == "Service" and obj["spec"].get("type") == "NodePort":
             obj["spec"]["ports"][0]["nodePort"] = 30080
+        elif kind == "Ingress":
+            obj["status"] = {"loadBalancer": {"ingress": [{"ip": INGRESS_IP}]}}
         return obj
 
 

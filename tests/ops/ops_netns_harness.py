@@ -1,7 +1,8 @@
 """Run inside a private network namespace (test_ops_probes.py starts it): start every
 container of the rendered manifests as the kubelet would (the image's entrypoint and ENV,
-then the manifest's env and args), with the Services' names resolving to this namespace's
-loopback, and report what the probes and the metrics ports answer, as JSON on stdout.
+then the manifest's env and args; all at once, and again when one exits before it is ready),
+with the Services' names resolving to this namespace's loopback, and report what the probes
+and the metrics ports answer, and what Redis holds, as JSON on stdout.
 
 Argument: a JSON file {"containers": [...], "workdir": "..."} written by the test.
 """
@@ -72,27 +73,58 @@ def probe(container: Obj, spec: Obj) -> tuple[bool, str]:
     return False, f"unknown probe {spec}"
 
 
+#: Restarts of an exited container before the harness gives up on it.
+MAX_RESTARTS = 3
+
+
+def _start(container: Obj, workdir: Path) -> subprocess.Popen[bytes]:
+    with (workdir / f"{container['name']}.log").open("ab") as log:
+        return subprocess.Popen(
+            container["argv"],
+            env=container["environ"],
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+        )
+
+
+def _redis_cli(*args: str) -> str:
+    return subprocess.run(
+        ["redis-cli", *args], check=False, capture_output=True, text=True, timeout=5
+    ).stdout
+
+
 def main() -> int:
     config = json.loads(Path(sys.argv[1]).read_text())
     workdir = Path(config["workdir"])
     containers: list[Obj] = config["containers"]
     processes: dict[str, subprocess.Popen[bytes]] = {}
-    report: Obj = {"containers": {}}
+    report: Obj = {"containers": {}, "restarts": {}}
     try:
+        # All at once, in no particular order, as a cluster starts them.
         for c in containers:
-            log = (workdir / f"{c['name']}.log").open("wb")
-            processes[c["name"]] = subprocess.Popen(
-                c["argv"], env=c["environ"], stdout=log, stderr=log, stdin=subprocess.DEVNULL
-            )
+            processes[c["name"]] = _start(c, workdir)
         deadline = time.monotonic() + 40
         for c in containers:
+            name = c["name"]
             result: Obj = {"readiness": None, "liveness": None, "metrics": None}
-            report["containers"][c["name"]] = result
+            report["containers"][name] = result
             while True:
                 ok, detail = probe(c, c["readinessProbe"])
-                if ok or time.monotonic() > deadline or processes[c["name"]].poll() is not None:
+                if ok or time.monotonic() > deadline:
                     result["readiness"] = [ok, detail]
                     break
+                if processes[name].poll() is not None:
+                    # restartPolicy Always: the kubelet starts an exited container again (a
+                    # lobby that found Redis not yet listening exits 2 and comes back).
+                    restarts = report["restarts"].get(name, 0)
+                    if restarts >= MAX_RESTARTS:
+                        result["readiness"] = [False, f"{detail}; exited {restarts + 1} times"]
+                        break
+                    report["restarts"][name] = restarts + 1
+                    time.sleep(0.5 * (restarts + 1))
+                    processes[name] = _start(c, workdir)
+                    continue
                 time.sleep(0.1)
         for c in containers:
             result = report["containers"][c["name"]]
@@ -105,14 +137,12 @@ def main() -> int:
                 except OSError as e:
                     result["metrics"] = [0, str(e)]
         if "redis" in processes:
-            clients = subprocess.run(
-                ["redis-cli", "client", "list"],
-                check=False,
-                capture_output=True,
-                text=True,
-                timeout=5,
-            ).stdout
-            report["redis_clients"] = clients.count("\n")
+            report["redis_clients"] = _redis_cli("client", "list").count("\n")
+            report["redis_keys"] = sorted(_redis_cli("--scan", "--pattern", "lexio:*").split())
+            report["redis_config"] = {
+                name: _redis_cli("config", "get", name).splitlines()[-1]
+                for name in ("appendonly", "appendfsync", "maxmemory", "maxmemory-policy")
+            }
     finally:
         exits: Obj = {}
         for process in processes.values():

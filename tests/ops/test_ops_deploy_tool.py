@@ -17,8 +17,14 @@ import pytest
 import yaml
 from aiohttp import web
 from lexio_testing import LoopThread
-from ops_deploy import DEPLOY, LEXIO_SERVICES, lexio_deploy, rendered
-from ops_fake_apiserver import LOAD_BALANCER_IP, FakeApiServer, kubeconfig, object_path
+from ops_deploy import DEPLOY, LEXIO_SERVICES, OVERLAYS, lexio_deploy, rendered
+from ops_fake_apiserver import (
+    INGRESS_IP,
+    LOAD_BALANCER_IP,
+    FakeApiServer,
+    kubeconfig,
+    object_path,
+)
 
 Obj = dict[str, Any]
 
@@ -47,6 +53,48 @@ def test_json_patch() -> None:
         lexio_deploy.json_patch(doc, [{"op": "move", "path": "/spec", "from": "/x"}])
 
 
+def _kustomization(directory: Path, patches: list[Obj]) -> Path:
+    (directory / "objects.yaml").write_text(
+        yaml.safe_dump_all(
+            [
+                {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "a"}},
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}},
+            ]
+        )
+    )
+    kustomization = {"resources": ["objects.yaml"], "patches": patches}
+    (directory / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+    return directory
+
+
+def test_a_strategic_merge_patch_may_delete_an_object_and_do_nothing_else(
+    tmp_path: Path,
+) -> None:
+    def render(patch: Obj, target: Obj | None = None) -> list[tuple[str, str]]:
+        entry: Obj = {"patch": yaml.safe_dump(patch)}
+        if target is not None:
+            entry["target"] = target
+        objects = lexio_deploy.render(_kustomization(tmp_path, [entry]))
+        return [(o["kind"], o["metadata"]["name"]) for o in objects]
+
+    delete = {
+        "$patch": "delete",
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "a"},
+    }
+    assert render(delete) == [("ConfigMap", "a")]
+    assert render(delete, {"kind": "PersistentVolumeClaim", "name": "a"}) == [("ConfigMap", "a")]
+    with pytest.raises(lexio_deploy.RenderError, match="target must be the object it names"):
+        render(delete, {"kind": "ConfigMap", "name": "a"})
+    with pytest.raises(lexio_deploy.RenderError, match="matches no object"):
+        render({**delete, "metadata": {"name": "b"}})
+    with pytest.raises(lexio_deploy.RenderError, match="strategic merge"):
+        render({**delete, "spec": {"resources": {}}})
+    with pytest.raises(lexio_deploy.RenderError, match="strategic merge"):
+        render({k: v for k, v in delete.items() if k != "$patch"})
+
+
 def test_images_point_at_a_registry_and_tag() -> None:
     plan = lexio_deploy.plan("prod", "reg.example:5000/lexio/", "1.2.3")
     images = {
@@ -62,18 +110,26 @@ def test_images_point_at_a_registry_and_tag() -> None:
     assert plan.namespace == "lexio"
 
 
-def test_objects_are_applied_in_dependency_order() -> None:
-    plan = lexio_deploy.plan("prod")
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_objects_are_applied_in_dependency_order(overlay: str) -> None:
+    plan = lexio_deploy.plan(overlay)
     kinds = [o["kind"] for o in plan.objects]
     assert kinds[0] == "Namespace"
     assert set(kinds[1 : kinds.count("NetworkPolicy") + 1]) == {"NetworkPolicy"}
+    assert set(kinds) <= set(lexio_deploy._ORDER), "a kind the tool does not order"
     first = {kind: kinds.index(kind) for kind in kinds}
     last = {kind: len(kinds) - 1 - kinds[::-1].index(kind) for kind in kinds}
-    assert last["ServiceAccount"] < first["Deployment"]
-    assert last["ConfigMap"] < first["Deployment"]
-    assert last["PersistentVolumeClaim"] < first["Deployment"]
-    assert last["StatefulSet"] < first["HorizontalPodAutoscaler"]
-    assert sorted(map(json.dumps, plan.objects)) == sorted(map(json.dumps, rendered("prod")))
+    before = [
+        ("ServiceAccount", "Deployment"),
+        ("ConfigMap", "Deployment"),
+        ("Service", "Ingress"),
+        ("PersistentVolumeClaim", "Deployment"),
+        ("StatefulSet", "HorizontalPodAutoscaler"),
+    ]
+    for earlier, later in before:
+        if earlier in kinds and later in kinds:
+            assert last[earlier] < first[later], (earlier, later)
+    assert sorted(map(json.dumps, plan.objects)) == sorted(map(json.dumps, rendered(overlay)))
 
 
 def _deployment(**status: Any) -> Obj:
@@ -186,6 +242,22 @@ def test_the_gateway_address_for_each_service_type() -> None:
     assert "gateway.lexio.svc:80" in hint and "kubectl port-forward -n lexio svc/gateway" in hint
 
 
+def test_the_address_behind_an_ingress() -> None:
+    (ingress,) = [o for o in rendered("prod-ingress") if o["kind"] == "Ingress"]
+
+    def address(spec: Obj, status: Obj | None = None) -> str:
+        live = {**ingress, "spec": spec, "status": status or {}}
+        return lexio_deploy.ingress_address(_Services(live), ingress)
+
+    published = {"loadBalancer": {"ingress": [{"ip": "203.0.113.9"}]}}
+    assert address(ingress["spec"], published).startswith("https://lexio.example.org/ (")
+    assert "203.0.113.9" in address(ingress["spec"], published)
+    assert "no address for the ingress yet" in address(ingress["spec"])
+    plain = {"rules": [{"host": "lexio.test"}]}
+    assert address(plain, published).startswith("http://lexio.test/ (")
+    assert address({"rules": [{}]}, published) == "http://203.0.113.9/"
+
+
 def _tool(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(DEPLOY / "lexio_deploy.py"), *args],
@@ -227,17 +299,24 @@ def apiserver(tmp_path: Path) -> Iterator[tuple[FakeApiServer, Path]]:
     loop.close()
 
 
+@pytest.mark.parametrize(
+    ("overlay", "expected"),
+    [
+        ("prod", f"http://{LOAD_BALANCER_IP}"),
+        ("prod-ingress", f"https://lexio.example.org/ (the ingress controller is at {INGRESS_IP}"),
+    ],
+)
 def test_deploy_applies_everything_server_side_and_waits_for_the_rollouts(
-    apiserver: tuple[FakeApiServer, Path], tmp_path: Path
+    apiserver: tuple[FakeApiServer, Path], tmp_path: Path, overlay: str, expected: str
 ) -> None:
     fake, config = apiserver
     cluster = lexio_deploy.KubernetesCluster(
         config_file=str(config), discovery_cache=str(tmp_path / "discovery.json")
     )
-    plan = lexio_deploy.plan("prod", "reg.example/lexio", "1.0.0")
+    plan = lexio_deploy.plan(overlay, "reg.example/lexio", "1.0.0")
     said: list[str] = []
     address = lexio_deploy.deploy(cluster, plan, timeout=30, interval=0.01, say=said.append)
-    assert address == f"http://{LOAD_BALANCER_IP}"
+    assert address.startswith(expected), address
     assert [a.path for a in fake.applied] == [object_path(o) for o in plan.objects]
     for applied, obj in zip(fake.applied, plan.objects, strict=True):
         assert applied.content_type == "application/apply-patch+yaml"

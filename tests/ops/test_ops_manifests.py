@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -44,6 +45,7 @@ from ops_netpol import Endpoint, allowed, pods_of
 from lexio_common.grpc_service import LIVENESS_SERVICE
 from lexio_engine.server import ENGINE_SERVICE, EngineConfig
 from lexio_gateway.config import GatewayConfig
+from lexio_gateway.redis_store import PREFIX as GATEWAY_REDIS_PREFIX
 from lexio_lexicon.server import SERVICE_NAME as LEXICON_SERVICE
 from lexio_lexicon.server import LexiconConfig
 from lexio_lobby.games import parse_games
@@ -107,16 +109,50 @@ def test_the_renderer_refuses_what_it_does_not_know(tmp_path: Path) -> None:
         lexio_deploy.render(tmp_path)
 
 
+def _key(obj: Obj) -> tuple[str, str]:
+    return (obj["kind"], obj["metadata"]["name"])
+
+
 def test_overlays_differ_where_they_should() -> None:
-    dev, prod = rendered("dev"), rendered("prod")
-    assert {o["metadata"].get("namespace") for o in dev if o["kind"] != "Namespace"} == {
-        "lexio-dev"
-    }
-    assert {o["metadata"].get("namespace") for o in prod if o["kind"] != "Namespace"} == {"lexio"}
+    dev, prod, ingress = rendered("dev"), rendered("prod"), rendered("prod-ingress")
+    for objects, namespace in ((dev, "lexio-dev"), (prod, "lexio"), (ingress, "lexio")):
+        assert {o["metadata"].get("namespace") for o in objects if o["kind"] != "Namespace"} == {
+            namespace
+        }
     assert find(dev, "Service", "gateway")["spec"]["type"] == "NodePort"
     assert find(prod, "Service", "gateway")["spec"]["type"] == "LoadBalancer"
     assert find(dev, "HorizontalPodAutoscaler", "engine")["spec"]["minReplicas"] == 1
     assert find(prod, "HorizontalPodAutoscaler", "engine")["spec"]["minReplicas"] == 2
+    # The lobby: SQLite on a volume in dev, on the gateways' Redis in prod.
+    assert "LEXIO_REDIS_URL" not in env(container(dev, "lobby"))
+    assert find(dev, "PersistentVolumeClaim", "lobby-data")
+    assert "LEXIO_REDIS_URL" in env(container(prod, "lobby"))
+    assert not [o for o in prod if o["kind"] == "PersistentVolumeClaim"]
+    # prod-ingress is prod but for the way in: an Ingress, an internal Service, and the
+    # gateway told to trust the controller's X-Forwarded-For.
+    assert not [o for o in dev + prod if o["kind"] == "Ingress"]
+    changed = {_key(o) for o in ingress if o not in prod} | {
+        _key(o) for o in prod if o not in ingress
+    }
+    assert changed == {
+        ("Ingress", "gateway"),
+        ("Service", "gateway"),
+        ("Deployment", "gateway"),
+    }
+    extra = set(env(container(ingress, "gateway")).items()) - set(
+        env(container(prod, "gateway")).items()
+    )
+    assert {name for name, _ in extra} == {
+        "LEXIO_GATEWAY_TRUST_FORWARDED_FOR",
+        "LEXIO_GATEWAY_ORIGINS",
+    }
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_object_says_it_is_part_of_lexio(overlay: str) -> None:
+    for obj in rendered(overlay):
+        if obj["kind"] != "Namespace":
+            assert obj["metadata"]["labels"]["app.kubernetes.io/part-of"] == "lexio", _key(obj)
 
 
 # Schemas ------------------------------------------------------------------------------------
@@ -239,8 +275,51 @@ def test_addresses_point_at_services_that_exist(overlay: str) -> None:
     assert game.name == "lexio" and game.health_service == ENGINE_SERVICE
     assert game.health_address is not None
     assert _service_port(objects, game.health_address) == ("engine", 50051)
-    # Data where the volume is.
-    assert lobby["LEXIO_LOBBY_DB"].startswith("/var/lib/lexio/")
+
+
+def _lobby_config(monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> LobbyConfig:
+    """The lobby's configuration as it reads the manifest's environment (and nothing else)."""
+    for name in [n for n in os.environ if n.startswith("LEXIO_")]:
+        monkeypatch.delenv(name)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    return LobbyConfig.from_env()
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_lobby_store_fits_its_replicas(overlay: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite: one writer on a volume. Redis: the gateways' Redis, a key prefix of the
+    lobby's own, no volume: the replicas share nothing else."""
+    objects = rendered(overlay)
+    variables = env(container(objects, "lobby"))
+    config = _lobby_config(monkeypatch, variables)
+    pod = find(objects, "Deployment", "lobby")["spec"]["template"]["spec"]
+    claims = {
+        v["name"]: v["persistentVolumeClaim"]["claimName"]
+        for v in pod.get("volumes", [])
+        if "persistentVolumeClaim" in v
+    }
+    lobby_claims = [
+        o["metadata"]["name"]
+        for o in objects
+        if o["kind"] == "PersistentVolumeClaim"
+        and o["metadata"]["labels"]["app.kubernetes.io/name"] == "lobby"
+    ]
+    if config.redis_url:
+        gateway = env(container(objects, "gateway"))
+        assert config.redis_url == gateway["LEXIO_REDIS_URL"]
+        # Its keys and the gateways' never meet, whichever prefix is the longer.
+        prefix = variables["LEXIO_LOBBY_REDIS_PREFIX"]
+        assert config.redis_prefix == prefix
+        assert not prefix.startswith(GATEWAY_REDIS_PREFIX)
+        assert not GATEWAY_REDIS_PREFIX.startswith(prefix)
+        assert "LEXIO_LOBBY_DB" not in variables
+        assert claims == {} and lobby_claims == []
+    else:
+        # Data where the volume is, on a claim that exists.
+        (mount,) = [m for m in container(objects, "lobby")["volumeMounts"] if m["name"] in claims]
+        assert str(config.db_path).startswith(mount["mountPath"] + "/")
+        assert list(claims.values()) == lobby_claims == ["lobby-data"]
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -296,7 +375,7 @@ def test_each_service_has_a_multi_stage_non_root_pinned_dockerfile(name: str) ->
 
 def test_image_names_and_tags_agree_with_the_project() -> None:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    for overlay, tag in (("prod", version), ("dev", "dev")):
+    for overlay, tag in (("prod", version), ("prod-ingress", version), ("dev", "dev")):
         objects = rendered(overlay)
         for name in LEXIO_SERVICES:
             assert container(objects, name)["image"] == f"lexio/{name}:{tag}"
@@ -340,14 +419,16 @@ def test_the_runtime_requirements_cover_every_import_of_the_services() -> None:
 # Network policies ---------------------------------------------------------------------------
 
 
-def test_network_policies_allow_exactly_what_lexio_needs() -> None:
-    objects = rendered("prod")
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_network_policies_allow_exactly_what_lexio_needs(overlay: str) -> None:
+    objects = rendered(overlay)
+    namespace = find(objects, "Service", "gateway")["metadata"]["namespace"]
     policies = [o for o in objects if o["kind"] == "NetworkPolicy"]
     pods = {p.name: p for p in pods_of(objects)}
     prometheus = Endpoint(
         "prometheus", "monitoring", {"app.kubernetes.io/name": "prometheus"}, {"web": 9090}
     )
-    intruder = Endpoint("intruder", "lexio", {"app.kubernetes.io/name": "debug"})
+    intruder = Endpoint("intruder", namespace, {"app.kubernetes.io/name": "debug"})
     neighbour = Endpoint("neighbour", "other", {"app.kubernetes.io/name": "engine"})
     internet = Endpoint("internet", pod=False)
     dns = Endpoint("dns", "kube-system", {"k8s-app": "kube-dns"}, {"dns": 53})
@@ -374,6 +455,8 @@ def test_network_policies_allow_exactly_what_lexio_needs() -> None:
         ("gateway", "engine", 50051),
         ("gateway", "redis", 6379),
         ("lobby", "engine", 50051),
+        # The lobby's table store in prod; allowed in dev too, where it stays unused.
+        ("lobby", "redis", 6379),
         ("engine", "lexicon", 50052),
         *metrics,
     }
@@ -383,6 +466,8 @@ def test_network_policies_allow_exactly_what_lexio_needs() -> None:
         ("engine", 50052),
         ("prometheus", 9102),
     }
+    # Redis holds every table and invite code: the gateways and the lobbies, nobody else.
+    assert {s for s, d, _ in got if d == "redis"} == {"gateway", "lobby"}
     # Every pod resolves names; nothing of Lexio's reaches outside the cluster.
     for pod in pods.values():
         assert allowed(policies, pod, dns, 53, "UDP"), pod.name
@@ -402,18 +487,107 @@ def test_autoscalers_and_disruption_budgets_fit_their_workloads(overlay: str) ->
         # The autoscaler owns replicas: the manifest must not fight it on every apply.
         assert "replicas" not in workload["spec"], target["name"]
         assert 1 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+        if overlay != "dev":
+            assert hpa["spec"]["minReplicas"] >= 2, target["name"]  # one pod may go at a time
         requests = container(objects, target["name"])["resources"]["requests"]
         assert "cpu" in requests  # utilisation is measured against the request
         scaled.add(target["name"])
-    assert scaled == {"lexicon", "engine", "gateway"}
+    # The lobby scales once it keeps its tables in Redis (prod), not on SQLite (dev).
+    expected = {"lexicon", "engine", "gateway"} | ({"lobby"} if overlay != "dev" else set())
+    assert scaled == expected
     budgets = {o["metadata"]["name"]: o for o in objects if o["kind"] == "PodDisruptionBudget"}
     assert set(budgets) == scaled  # a budget for a single pod would only block drains
     for name, budget in budgets.items():
         labels = find(objects, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
         assert set(budget["spec"]["selector"]["matchLabels"].items()) <= set(labels.items())
-    # One writer on a ReadWriteOnce volume: never two lobbies at once.
-    lobby = find(objects, "Deployment", "lobby")
-    assert lobby["spec"]["replicas"] == 1 and lobby["spec"]["strategy"] == {"type": "Recreate"}
+        assert budget["spec"]["maxUnavailable"] == 1, name
+    for name in LEXIO_SERVICES:
+        workload = find(objects, "Deployment", name)
+        pod = workload["spec"]["template"]["spec"]
+        if any("persistentVolumeClaim" in v for v in pod.get("volumes", [])):
+            # One writer on a ReadWriteOnce volume: never two at once.
+            assert name not in scaled, name
+            assert workload["spec"]["replicas"] == 1, name
+            assert workload["spec"]["strategy"] == {"type": "Recreate"}, name
+        else:
+            # Stateless pods: rolled one at a time, never below the wanted number, spread.
+            assert name in scaled, name
+            assert workload["spec"]["strategy"] == {
+                "type": "RollingUpdate",
+                "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0},
+            }, name
+            (spread,) = pod["topologySpreadConstraints"]
+            assert spread["labelSelector"]["matchLabels"] == {"app.kubernetes.io/name": name}
+
+
+# Redis and the Ingress -------------------------------------------------------------------------
+
+
+def _bytes(quantity: str) -> int:
+    """A Kubernetes memory quantity (``512Mi``) or a Redis one (``384mb``), in bytes."""
+    units = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "kb": 2**10, "mb": 2**20, "gb": 2**30}
+    units |= {"ki": 2**10, "mi": 2**20, "gi": 2**30}
+    match = re.fullmatch(r"(\d+)([a-zA-Z]*)", quantity)
+    assert match, quantity
+    return int(match[1]) * units[match[2].lower()]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_redis_runs_as_a_database_not_a_cache(overlay: str) -> None:
+    """What docs/operations.md and the stores require: the append-only file, fsync every
+    second (or always), never evict, and a memory cap below the container's limit so that a
+    full Redis refuses writes instead of being OOM-killed."""
+    objects = rendered(overlay)
+    redis = container(objects, "redis")
+    command, *args = redis["args"]
+    assert command == "redis-server"
+    options = dict(zip(args[::2], args[1::2], strict=True))
+    assert all(name.startswith("--") for name in options), args
+    assert options["--appendonly"] == "yes"
+    assert options["--appendfsync"] in ("everysec", "always")
+    assert options["--maxmemory-policy"] == "noeviction"
+    limit = _bytes(redis["resources"]["limits"]["memory"])
+    assert 0 < _bytes(options["--maxmemory"]) <= 0.8 * limit
+    # The append-only file is on the StatefulSet's volume.
+    mounts = {m["name"]: m["mountPath"] for m in redis["volumeMounts"]}
+    claims = find(objects, "StatefulSet", "redis")["spec"]["volumeClaimTemplates"]
+    assert options["--dir"] == mounts[claims[0]["metadata"]["name"]]
+
+
+def test_the_ingress_keeps_websockets_open_and_is_the_only_way_in() -> None:
+    objects = rendered("prod-ingress")
+    (ingress,) = [o for o in objects if o["kind"] == "Ingress"]
+    annotations = ingress["metadata"]["annotations"]
+    nginx = "nginx.ingress.kubernetes.io/"
+    # An idle WebSocket lives between the gateway's heartbeats; an hour, not nginx's 60 s.
+    for timeout in ("proxy-read-timeout", "proxy-send-timeout"):
+        assert int(annotations[nginx + timeout]) >= 3600 > GatewayConfig().heartbeat
+    assert annotations[nginx + "proxy-buffering"] == "off"
+    # No sticky sessions (docs/replicas.md): any replica serves any table.
+    assert not [a for a in annotations if "affinity" in a or "session-cookie" in a]
+    spec = ingress["spec"]
+    assert spec["ingressClassName"] == "nginx"
+    (rule,) = spec["rules"]
+    (path,) = rule["http"]["paths"]
+    assert (path["path"], path["pathType"]) == ("/", "Prefix")
+    backend = path["backend"]["service"]
+    service = find(objects, "Service", backend["name"])
+    assert backend["port"]["name"] in {p["name"] for p in service["spec"]["ports"]}
+    assert backend["name"] == "gateway"
+    # The gateway is reached through the controller only, and reads the players' addresses
+    # from it; the web client's origin is the Ingress's host.
+    assert service["spec"]["type"] == "ClusterIP"
+    assert "externalTrafficPolicy" not in service["spec"]
+    assert not [
+        s["metadata"]["name"]
+        for s in objects
+        if s["kind"] == "Service" and s["spec"].get("type", "ClusterIP") != "ClusterIP"
+    ]
+    gateway = env(container(objects, "gateway"))
+    assert gateway["LEXIO_GATEWAY_TRUST_FORWARDED_FOR"] == "1"
+    tls_hosts = {h for entry in spec["tls"] for h in entry["hosts"]}
+    assert rule["host"] in tls_hosts
+    assert gateway["LEXIO_GATEWAY_ORIGINS"] == f"https://{rule['host']}"
 
 
 # Monitoring ---------------------------------------------------------------------------------

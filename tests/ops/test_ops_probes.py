@@ -120,4 +120,21 @@ def test_the_manifests_probes_answer_from_the_real_services(tmp_path: Path) -> N
     assert "lexio_lexicon_words_loaded 3" in lexicon_metrics  # 325,288 words
     # The gateways share their tables through Redis: the gateway is connected to it.
     assert report["redis_clients"] >= 2, logs["gateway"]
+    # So does the lobby (prod runs it on Redis): it opened its store under its own prefix, and
+    # found Redis configured as it requires (it warns at start-up otherwise).
+    lobby = env_of(containers, "lobby")
+    assert lobby["LEXIO_REDIS_URL"] == env_of(containers, "gateway")["LEXIO_REDIS_URL"]
+    assert f"{lobby['LEXIO_LOBBY_REDIS_PREFIX']}schema" in report["redis_keys"], logs["lobby"]
+    assert '"store": "redis"' in logs["lobby"], logs["lobby"]
+    assert "not configured to keep" not in logs["lobby"], logs["lobby"]
+    settings = report["redis_config"]
+    assert settings["appendonly"] == "yes"
+    assert settings["appendfsync"] in ("everysec", "always")
+    assert settings["maxmemory-policy"] == "noeviction"
+    assert int(settings["maxmemory"]) > 0, settings["maxmemory"]
     assert report["exits"] == {c["name"]: 0 for c in containers}, logs
+
+
+def env_of(containers: list[Obj], name: str) -> dict[str, str]:
+    (c,) = (c for c in containers if c["name"] == name)
+    return {e["name"]: e["value"] for e in c.get("env", [])}
