@@ -9,7 +9,7 @@ STAMP_DEPS := $(VENV)/.deps
 STAMP_GEN := gen/.stamp
 STAMP_INSTALL := $(VENV)/.installed
 
-.PHONY: setup test test-slow lint fmt run bench clean wordlist browser redis prometheus
+.PHONY: setup test test-slow lint fmt run bench clean wordlist browser redis prometheus load soak
 
 setup: $(STAMP_INSTALL)
 
@@ -78,6 +78,14 @@ bench: setup
 	$(BIN)/python bench/lexicon_bench.py
 	$(BIN)/python bench/lobby_bench.py
 	$(BIN)/python bench/ws_memory_bench.py 2000
+	$(BIN)/python bench/backend_bench.py 4
+
+# Load and soak runs of bench/load.py (docs/benchmarks.md); not part of `make test`.
+load: setup
+	$(BIN)/python bench/load.py run --tables 1000 --think 10 --duration 120 --json var/load.json
+
+soak: setup
+	$(BIN)/python bench/load.py soak --minutes 30 --tables 1400 --think 10 --max-growth-mib 64 --json var/soak.json
 
 # Rebuilds services/lexicon/lexio_lexicon/data/ from Debian's wfrench package.
 wordlist: setup

@@ -148,3 +148,27 @@ def test_rematch_opens_a_new_table_for_the_same_people(
             assert lobby_table.state.value == "closed"
 
     loop_thread.run(scenario(), timeout=30)
+
+
+def test_a_finished_game_nobody_watches_leaves_memory_but_not_the_store(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    gateway = gateway_factory()
+
+    async def scenario() -> None:
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            for _ in range(4):  # R31
+                await pass_one_turn([ana, bruno])
+            table_id = ana.table["table_id"]
+            assert ana.view["ending"] is not None
+            await ana.drop()
+            await bruno.drop()
+            for _ in range(50):
+                if table_id not in gateway.hub.rooms:
+                    break
+                await asyncio.sleep(0.02)
+            assert table_id not in gateway.hub.rooms
+            await ana.open()  # back to reread the finished game
+            assert ana.view["ending"]["cause"] == "no_placement" and len(ana.log) == 4
+
+    loop_thread.run(scenario(), timeout=30)

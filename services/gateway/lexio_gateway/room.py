@@ -165,7 +165,9 @@ class TableRoom:
     async def replace(self, older: Connection) -> None:
         older.room = None
         await older.send({"type": "replaced"})
-        await older.close(CLOSE_REPLACED, "replaced")
+        # Not awaited here: closing waits for the peer's answer (seconds, if the old tab's
+        # network is gone), and the caller may hold the table's lock.
+        self.hub.spawn(older.close(CLOSE_REPLACED, "replaced"))
 
     async def detach(self, conn: Connection) -> None:
         assert conn.seat is not None
@@ -266,12 +268,13 @@ class TableRoom:
                 peer = self.connections.get(player.player_id)
                 if peer is None:
                     continue
-                view = notice["views"][index]
                 if notice.get("started") and peer.seq < 0:
+                    view = notice["views"][index]
                     await peer.send(self.table_frame(player.player_id))
                     await peer.send({"type": "snapshot", "seq": seq, "view": view})
                     peer.seq = seq
                 elif notice["kind"] == "event" and peer.seq < seq:
+                    view = notice["views"][index]
                     for event in await self._events_after(peer.seq, seq - 1):
                         await peer.send({"type": "event", "seq": event.seq, "entry": event.entry})
                     await peer.send({"type": "event", "seq": seq, "entry": notice["entry"]})

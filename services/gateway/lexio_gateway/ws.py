@@ -152,10 +152,12 @@ async def handle_frame(hub: TableHub, conn: Connection, text: str) -> None:
     """One client frame: an answer, or an ``error`` frame; never an exception out of here."""
     frame_id: str | None = None
     try:
-        if not conn.bucket.take():
-            raise ProtocolError("rate_limited")
         frame = parse_frame(text)
         frame_id = frame.get("id")
+        if not conn.bucket.take():
+            # After parsing (frames are at most 16 KiB) so the refusal names the request:
+            # the client knows which action to send again.
+            raise ProtocolError("rate_limited")
         if not conn.welcomed and frame["type"] != "hello":
             raise ProtocolError("hello_first")
         await HANDLERS[frame["type"]](hub, conn, frame)

@@ -1,0 +1,584 @@
+"""Simulated players for bench/load.py: real WebSockets, the reference client, real moves.
+
+One worker process holds a share of the tables. Each table is four (or N) :class:`GatewayClient`
+seats on one shared aiohttp session: the first creates the table, the others join by its code,
+the host starts, and each seat plays on its turn after a think time: a move found by the bot
+from its own view (board + rack), sometimes an exchange or a pass, sometimes first a refused
+placement on purpose (one letter changed, so a word is unknown: R19/R20), and sometimes a
+drop of the connection and a resume with the token and the last sequence number seen. When a
+game ends the host asks for a rematch and the others join its code, until the run's end; then
+the games in play are finished (played on without thinking, or passed to their end, R31).
+
+What is measured, client side: from sending ``act`` to this seat's own ``view`` of the result
+(the turn latency), from sending to the last seat's ``view`` (fan-out), refusals, seating
+(create/join/start); everything unexpected is an error (an ``error`` frame, an unexpected
+refusal, a time-out, a lost connection).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import contextlib
+import copy
+import gc
+import random
+import resource
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from lexio_client import GatewayClient, ServerError
+from lexio_client.bot import Bot
+from lexio_client.client import Frame
+from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
+from lexio_rules import Place, TilePlacement, form_move
+from lexio_rules.placement import FormedMove
+from lexio_rules.tiles import BLANK
+
+FRAMES_KEPT = 4
+"""A seat keeps only its last frames: a soak would otherwise hold every frame it received, and
+a big heap makes the generator's own garbage collections long pauses (measured as latency)."""
+
+
+class QuickBot(Bot):
+    """The reference bot with a cheaper choice of candidate words.
+
+    :class:`Bot` filters every word of the list on each call (~30 ms a move, too much for a
+    load generator sharing two cores with the services); this one asks an anagram index for
+    the words made of a subset of the rack plus one letter of the board (or none, on an empty
+    board). The placement search and its checks (rules' form, known words) are the bot's own.
+    """
+
+    def __init__(self, words: Iterable[str], seed: int) -> None:
+        super().__init__(words, seed)
+        anagrams: dict[str, list[str]] = defaultdict(list)
+        for word in self._all:
+            anagrams["".join(sorted(word))].append(word)
+        self._anagrams = dict(anagrams)
+
+    def with_seed(self, seed: int) -> QuickBot:
+        twin = copy.copy(self)
+        twin.rng = random.Random(seed)
+        return twin
+
+    def _candidates(self, rack: str, extra: Iterable[str]) -> list[str]:
+        letters = sorted(ch for ch in rack if ch != BLANK)
+        subsets = {
+            "".join(letters[i] for i in range(len(letters)) if mask >> i & 1)
+            for mask in range(1, 1 << len(letters))
+        }
+        board = sorted(set(extra))
+        keys: set[str] = set()
+        for subset in subsets:
+            if not board and len(subset) >= 2:
+                keys.add(subset)
+            if len(subset) >= 7:
+                continue
+            for letter in board:
+                at = bisect.bisect(subset, letter)
+                keys.add(subset[:at] + letter + subset[at:])
+        words = [w for key in keys for w in self._anagrams.get(key, ())]
+        self.rng.shuffle(words)
+        words.sort(key=lambda w: len(w) > 4)
+        return words
+
+    def misspelt(self, board: str, rack: str, place: Place) -> Place | None:
+        """The placement with one letter changed to another tile of the rack so that the move
+        is well formed but one of its words is unknown (all its words ≤ 7 letters, so "not in
+        the bot's list" means "not in the lexicon")."""
+        used = [t.letter for t in place.tiles]
+        spare = list(rack)
+        for letter in used:
+            if letter in spare:
+                spare.remove(letter)
+        options = sorted(set(spare) - {BLANK})
+        self.rng.shuffle(options)
+        for i in self.rng.sample(range(len(place.tiles)), len(place.tiles)):
+            tile = place.tiles[i]
+            if tile.blank:
+                continue
+            for letter in options:
+                if letter == tile.letter:
+                    continue
+                tiles = list(place.tiles)
+                tiles[i] = TilePlacement(tile.row, tile.col, letter, False)
+                wrong = Place(tuple(tiles))
+                formed = form_move(board, rack, wrong)
+                if (
+                    isinstance(formed, FormedMove)
+                    and all(len(w.word) <= 7 for w in formed.words)
+                    and not self.knows(w.word for w in formed.words)
+                ):
+                    return wrong
+        return None
+
+
+def load_bot() -> QuickBot:
+    return QuickBot(DEFAULT_WORDLIST_PATH.read_text(encoding="ascii").split(), 0)
+
+
+def place_action(place: Place) -> dict[str, Any]:
+    tiles = [
+        {"row": t.row, "col": t.col, "letter": t.letter, "blank": t.blank} for t in place.tiles
+    ]
+    return {"place": {"tiles": tiles}}
+
+
+def place_from_action(action: dict[str, Any]) -> Place:
+    return Place(
+        tuple(
+            TilePlacement(t["row"], t["col"], t["letter"], t["blank"])
+            for t in action["place"]["tiles"]
+        )
+    )
+
+
+@dataclass
+class Plan:
+    """What a worker is asked to do (every time is ``time.monotonic()``, shared by processes)."""
+
+    url: str
+    tables: list[int]
+    total_tables: int
+    players: int
+    think: float
+    start_at: float
+    ramp: float
+    measure_from: float
+    stop_at: float
+    hard_stop: float
+    finish: str = "play"  # play | pass | none
+    finish_think: float = 0.0
+    rematch: bool = True
+    refuse_rate: float = 0.03
+    exchange_rate: float = 0.03
+    pass_rate: float = 0.02
+    reconnect_rate: float = 0.01
+    seed: int = 1
+    turn_timeout: float = 180.0
+
+
+@dataclass
+class Results:
+    latency_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    fanout_ms: list[float] = field(default_factory=list)
+    refusal_ms: list[float] = field(default_factory=list)
+    seating_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    reconnect_ms: list[float] = field(default_factory=list)
+    actions: Counter[str] = field(default_factory=Counter)
+    actions_in_window: int = 0
+    refusals: Counter[str] = field(default_factory=Counter)
+    reconnects: int = 0
+    errors: list[str] = field(default_factory=list)
+    error_count: int = 0
+    games_started: int = 0
+    games_completed: int = 0
+    games_abandoned: int = 0
+    end_causes: Counter[str] = field(default_factory=Counter)
+    table_passes: Counter[str] = field(default_factory=Counter)
+    tables_done: int = 0
+    bot_seconds: float = 0.0
+    loop_lag_ms: list[float] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+
+    def error(self, what: str) -> None:
+        self.error_count += 1
+        if len(self.errors) < 50:
+            self.errors.append(what[:300])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "latency_ms": dict(self.latency_ms),
+            "fanout_ms": self.fanout_ms,
+            "refusal_ms": self.refusal_ms,
+            "seating_ms": dict(self.seating_ms),
+            "reconnect_ms": self.reconnect_ms,
+            "actions": dict(self.actions),
+            "actions_in_window": self.actions_in_window,
+            "refusals": dict(self.refusals),
+            "reconnects": self.reconnects,
+            "errors": self.errors,
+            "error_count": self.error_count,
+            "games_started": self.games_started,
+            "games_completed": self.games_completed,
+            "games_abandoned": self.games_abandoned,
+            "end_causes": dict(self.end_causes),
+            "table_passes": dict(self.table_passes),
+            "tables_done": self.tables_done,
+            "bot_seconds": self.bot_seconds,
+            "loop_lag_ms": self.loop_lag_ms,
+            "cpu_seconds": self.cpu_seconds,
+        }
+
+
+class UnexpectedError(Exception):
+    pass
+
+
+class Seat:
+    """One simulated person: a client, and a wake-up on every frame it receives."""
+
+    def __init__(self, table: Table, index: int, client: GatewayClient) -> None:
+        self.table = table
+        self.index = index
+        self.client = client
+        self.name = f"T{table.number}-{index}"
+        self.changed = asyncio.Event()
+        self.rematch_code: str | None = None
+        self.views = 0
+        self.view_seq = -1
+        """The seq of the last view or snapshot: ``client.seq`` follows the events, which
+        arrive before the view of the same seq (so ``client.view`` may still be the old one)."""
+        client.on_frame = self._on_frame
+
+    def _on_frame(self, frame: Frame) -> None:
+        kind = frame["type"]
+        frames = self.client.frames
+        if len(frames) > 2 * FRAMES_KEPT:
+            del frames[:-FRAMES_KEPT]
+        if len(self.client.log) > 2 * FRAMES_KEPT:
+            del self.client.log[:-FRAMES_KEPT]
+        if kind == "error":
+            self.table.results.error(f"{self.name}: error frame {frame}")
+        elif kind == "rematch":
+            self.rematch_code = frame["code"]
+        elif kind == "view":
+            self.views += 1
+            self.view_seq = frame["seq"]
+            self.table.view_seen(frame["seq"])
+        elif kind == "snapshot":
+            self.view_seq = frame["seq"]
+        elif kind == "seated":
+            self.view_seq = -1
+        elif kind == "event" and self.index == 0:
+            entry = frame["entry"]
+            if entry.get("kind") == "pass" and entry.get("cause") not in ("player", None):
+                self.table.results.table_passes[entry["cause"]] += 1
+        self.changed.set()
+
+    async def until(self, predicate: Callable[[], bool], timeout: float, what: str) -> None:
+        """Wait until ``predicate()`` holds, re-checked on each frame this seat receives."""
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            self.changed.clear()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.client.closed.is_set():
+                raise UnexpectedError(f"{self.name}: no {what} after {timeout:.0f} s")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), min(remaining, 1.0))
+
+    @property
+    def me(self) -> int:
+        return int(self.client.table.get("you", self.index))
+
+
+class Table:
+    def __init__(
+        self,
+        plan: Plan,
+        number: int,
+        session: aiohttp.ClientSession,
+        bot: QuickBot,
+        results: Results,
+        *,
+        executor: ThreadPoolExecutor,
+    ) -> None:
+        self.plan = plan
+        self.number = number
+        self.session = session
+        self.bot = bot.with_seed(plan.seed * 1_000_003 + number)
+        self.rng = random.Random(plan.seed * 7_919 + number)
+        self.results = results
+        self.seats: list[Seat] = []
+        self.pending: dict[int, tuple[float, int]] = {}
+        self.stage = "not started"
+        self.executor = executor
+        """What the table was doing last (said with an error)."""
+
+    # Fan-out: from an act to the last seat's view of it ----------------------------------
+
+    def view_seen(self, seq: int) -> None:
+        entry = self.pending.get(seq)
+        if entry is None:
+            return
+        sent, seen = entry
+        seen += 1
+        if seen >= len(self.seats):
+            del self.pending[seq]
+            if sent >= self.plan.measure_from and sent < self.plan.stop_at:
+                self.results.fanout_ms.append((time.perf_counter() - sent) * 1000)
+        else:
+            self.pending[seq] = (sent, seen)
+
+    # The table's life --------------------------------------------------------------------
+
+    @property
+    def stopping(self) -> bool:
+        return time.monotonic() >= self.plan.stop_at
+
+    def _measured(self, started: float) -> bool:
+        return self.plan.measure_from <= started < self.plan.stop_at
+
+    async def run(self) -> None:
+        plan = self.plan
+        offset = plan.ramp * self.number / max(1, plan.total_tables)
+        await asyncio.sleep(max(0.0, plan.start_at + offset - time.monotonic()))
+        try:
+            for i in range(plan.players):
+                client = GatewayClient(self.session, plan.url, None)
+                self.seats.append(Seat(self, i, client))
+                await client.open()
+            host = self.seats[0]
+            self.stage = "create"
+            t0 = time.perf_counter()
+            await host.client.create(host.name)
+            self.results.seating_ms["create"].append((time.perf_counter() - t0) * 1000)
+            code = host.client.table["code"]
+            while True:
+                await self._seat_others(code)
+                await self._start()
+                await self._play_game()
+                if self.stopping or not plan.rematch:
+                    break
+                code = await self._rematch()
+            self.results.tables_done += 1
+        except (
+            UnexpectedError,
+            ServerError,
+            ConnectionError,
+            TimeoutError,
+            aiohttp.ClientError,
+        ) as e:
+            self.results.error(f"T{self.number} ({self.stage}): {type(e).__name__}: {e}")
+        finally:
+            for seat in self.seats:
+                with contextlib.suppress(Exception):
+                    await seat.client.close()
+
+    async def _seat_others(self, code: str) -> None:
+        self.stage = "join"
+        for seat in self.seats[1:]:
+            t0 = time.perf_counter()
+            await seat.client.join(code, seat.name)
+            self.results.seating_ms["join"].append((time.perf_counter() - t0) * 1000)
+        host = self.seats[0]
+        await host.until(
+            lambda: len(host.client.table.get("seats", ())) == len(self.seats), 30, "full table"
+        )
+
+    async def _start(self) -> None:
+        self.stage = "start"
+        t0 = time.perf_counter()
+        await self.seats[0].client.start()
+        for seat in self.seats[1:]:
+            await seat.until(lambda s=seat: bool(s.client.view), 30, "snapshot")  # type: ignore[misc]
+        self.results.seating_ms["start"].append((time.perf_counter() - t0) * 1000)
+        self.results.games_started += 1
+
+    async def _rematch(self) -> str:
+        self.stage = "rematch"
+        host = self.seats[0]
+        for seat in self.seats:
+            seat.rematch_code = None
+        t0 = time.perf_counter()
+        seated = await host.client.rematch()
+        await host.until(
+            lambda: host.client.table.get("table_id") == seated["table_id"], 30, "table"
+        )
+        self.results.seating_ms["rematch"].append((time.perf_counter() - t0) * 1000)
+        code = str(seated["code"])
+        for seat in self.seats[1:]:
+            await seat.until(lambda s=seat: s.rematch_code is not None, 30, "rematch offer")  # type: ignore[misc]
+        return code
+
+    async def _play_game(self) -> None:
+        tasks = [asyncio.create_task(self._player(seat)) for seat in self.seats]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+        endings = [seat.client.view.get("ending") for seat in self.seats]
+        if any(e is None for e in endings):
+            self.results.games_abandoned += 1
+            return
+        finals = {tuple(e["final_scores"]) for e in endings if e is not None}
+        if len(finals) != 1:
+            raise UnexpectedError(f"T{self.number}: seats disagree on the final scores {finals}")
+        self.results.games_completed += 1
+        first = endings[0]
+        assert first is not None
+        self.results.end_causes[first["cause"]] += 1
+
+    async def _think(self) -> None:
+        plan = self.plan
+        if self.stopping:
+            # Finishing: a shorter think, still spread, so the end is no burst of every table.
+            await asyncio.sleep(plan.finish_think * self.rng.uniform(0.5, 1.5))
+            return
+        pause = plan.think * self.rng.uniform(0.5, 1.5)
+        # Not cut short at the stop: every table waking at once would be a burst.
+        await asyncio.sleep(pause)
+
+    async def _player(self, seat: Seat) -> None:
+        plan = self.plan
+        client = seat.client
+
+        def my_turn_or_over() -> bool:
+            view = client.view
+            if not view or seat.view_seq < client.seq:
+                return False
+            return view.get("ending") is not None or view["turn"] == seat.me
+
+        while True:
+            await seat.until(my_turn_or_over, plan.turn_timeout, "turn")
+            if client.view.get("ending") is not None:
+                return
+            if self.stopping and plan.finish == "none":
+                return
+            await self._think()
+            if client.view.get("ending") is not None or client.view["turn"] != seat.me:
+                continue  # the table passed for us meanwhile (clock)
+            await self._turn(seat)
+            if (
+                not self.stopping
+                and client.view.get("ending") is None
+                and self.rng.random() < plan.reconnect_rate
+            ):
+                await self._reconnect(seat)
+
+    def _choose(self, view: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """(the action to play, a misspelt placement to be refused first or None)."""
+        plan = self.plan
+        started = time.perf_counter()
+        try:
+            if self.stopping and plan.finish == "pass":
+                return {"pass_turn": {}}, None
+            roll = self.rng.random()
+            rack = view["rack"]
+            if roll < plan.pass_rate:
+                return {"pass_turn": {}}, None
+            if roll < plan.pass_rate + plan.exchange_rate and view["bag_count"] >= len(rack) > 0:
+                count = self.rng.randint(1, min(3, len(rack)))
+                return {"exchange": {"tiles": "".join(self.rng.sample(rack, count))}}, None
+            action = self.bot.choose(view)
+            wrong = None
+            if (
+                "place" in action
+                and self.rng.random() < plan.refuse_rate
+                and view["reserve_tries"] >= 3
+            ):
+                misspelt = self.bot.misspelt(view["board"], rack, place_from_action(action))
+                wrong = place_action(misspelt) if misspelt else None
+            return action, wrong
+        finally:
+            self.results.bot_seconds += time.perf_counter() - started
+
+    async def _turn(self, seat: Seat) -> None:
+        client = seat.client
+        # The search runs on the worker's bot thread: on the event loop, a 50 ms search would
+        # delay every other seat's frames and show up as their latency.
+        action, wrong = await asyncio.get_running_loop().run_in_executor(
+            self.executor, self._choose, dict(client.view)
+        )
+        if wrong is not None:
+            self.stage = f"{seat.name} misspelt place at seq {client.seq}"
+            views_before = seat.views
+            started = time.perf_counter()
+            try:
+                await client.request({"type": "act", "action": wrong})
+                raise UnexpectedError(f"{seat.name}: a misspelt move was accepted: {wrong}")
+            except ServerError as e:
+                if e.frame["type"] != "refused" or e.code != "unknown_words":
+                    raise UnexpectedError(f"{seat.name}: wrong refusal {e.frame}") from None
+                self.results.refusals[e.code] += 1
+                if self._measured(started):
+                    self.results.refusal_ms.append((time.perf_counter() - started) * 1000)
+            # The refusal's view (reserve spent) follows the refused frame: wait for it, so
+            # the real move below is judged on the current state.
+            await seat.until(lambda: seat.views > views_before, 10, "view after refusal")
+        kind = next(iter(action))
+        self.stage = f"{seat.name} {kind} at seq {client.seq}"
+        expected = client.seq + 1
+        started = time.perf_counter()
+        self.pending = {s: v for s, v in self.pending.items() if s >= client.seq}
+        self.pending[expected] = (started, 0)
+        try:
+            ack = await client.request({"type": "act", "action": action})
+        except ServerError as e:
+            self.pending.pop(expected, None)
+            raise UnexpectedError(f"{seat.name}: {kind} refused: {e.frame}") from None
+        await seat.until(lambda: seat.view_seq >= ack["seq"], 30, "own view")
+        elapsed = (time.perf_counter() - started) * 1000
+        if ack["seq"] != expected:
+            self.pending.pop(expected, None)
+        self.results.actions[kind] += 1
+        if self._measured(started):
+            self.results.latency_ms[kind].append(elapsed)
+            self.results.actions_in_window += 1
+
+    async def _reconnect(self, seat: Seat) -> None:
+        """Drop the connection (no goodbye), come back within a second, resume by token."""
+        client = seat.client
+        self.pending.clear()  # a seat away would see those views late: no fan-out sample
+        self.stage = f"{seat.name} reconnect after seq {client.seq}"
+        await client.drop()
+        await asyncio.sleep(self.rng.uniform(0.05, 1.0))
+        started = time.perf_counter()
+        await client.open()
+        self.results.reconnects += 1
+        if self._measured(started):
+            self.results.reconnect_ms.append((time.perf_counter() - started) * 1000)
+
+
+async def _loop_lag(results: Results, until: float) -> None:
+    """How late the worker's own event loop wakes up: when it is busy, client-side latency
+    includes the generator's queueing, and this says by how much. Every 10 s what survived the
+    young collections is frozen, so that no full collection of thousands of clients stalls the
+    loop (a bounded run may keep a little cyclic garbage instead)."""
+    frozen_at = time.monotonic()
+    while time.monotonic() < until:
+        before = time.perf_counter()
+        await asyncio.sleep(0.1)
+        results.loop_lag_ms.append((time.perf_counter() - before - 0.1) * 1000)
+        if time.monotonic() - frozen_at >= 10:
+            frozen_at = time.monotonic()
+            gc.collect(1)
+            gc.freeze()
+
+
+async def run_tables(plan: Plan, bot: QuickBot | None = None) -> Results:
+    bot = bot or load_bot()
+    # The bot's word index is ~10^6 objects that live as long as the process: out of the
+    # collector's sight, full collections stay short (they were 0.1–1 s pauses of the loop).
+    gc.collect()
+    gc.freeze()
+    results = Results()
+    # The loop thread takes the GIL back from the bot thread within 1 ms (default 5 ms).
+    sys.setswitchinterval(0.001)
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot")
+    connector = aiohttp.TCPConnector(limit=0, force_close=False)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        tables = [Table(plan, n, session, bot, results, executor=executor) for n in plan.tables]
+        lag = asyncio.create_task(_loop_lag(results, plan.stop_at))
+        tasks = [asyncio.create_task(t.run()) for t in tables]
+        _, late = await asyncio.wait(tasks, timeout=max(1.0, plan.hard_stop - time.monotonic()))
+        for task in late:
+            task.cancel()
+        if late:
+            results.error(f"{len(late)} tables still running at the hard stop")
+            await asyncio.wait(late, timeout=10)
+        lag.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await lag
+    executor.shutdown(wait=False, cancel_futures=True)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    results.cpu_seconds = usage.ru_utime + usage.ru_stime
+    return results
