@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -15,6 +17,10 @@ from lexio_gateway.records import SeatToken
 
 if TYPE_CHECKING:
     from lexio_gateway.room import TableRoom
+
+log = logging.getLogger(__name__)
+
+SEND_TIMEOUT_SECONDS = 2.0
 
 
 class TokenBucket:
@@ -57,7 +63,13 @@ class Connection:
         if self.ws.closed:
             return
         try:
-            await self.ws.send_str(encode(frame))
+            # Bounded: a peer that stops reading would otherwise hold the table's lock (and
+            # every delivery behind it) for as long as its socket buffer stays full.
+            await asyncio.wait_for(self.ws.send_str(encode(frame)), SEND_TIMEOUT_SECONDS)
+        except TimeoutError:
+            log.warning("slow peer closed", extra={"frame": frame["type"]})
+            asyncio.get_running_loop().create_task(self.ws.close(code=1013, message=b"too slow"))
+            return
         except ConnectionError:
             return
         FRAMES.labels(direction="out").inc()
