@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,3 +63,40 @@ class ActionReply:
     player_id: str
     action_id: str
     reply: dict[str, Any]
+
+
+def record_fields(record: TableRecord) -> dict[str, Any]:
+    """A record's fields other than id, version and state, as plain JSON values."""
+    return {
+        "game": record.game,
+        "code": record.code,
+        "status": record.status.value,
+        "seq": record.seq,
+        "players": [[p.player_id, p.name] for p in record.players],
+        "turn": record.turn,
+        "deadline": record.deadline,
+        "turn_since": record.turn_since,
+        "rematch_code": record.rematch_code,
+        "rematch_table_id": record.rematch_table_id,
+    }
+
+
+def record_from_fields(
+    table_id: str, version: int, state: bytes, fields: Mapping[str, Any]
+) -> TableRecord:
+    """The inverse of :func:`record_fields`, whatever store the fields were read from."""
+    return TableRecord(
+        table_id=table_id,
+        game=fields["game"],
+        code=fields["code"],
+        status=TableStatus(fields["status"]),
+        version=version,
+        seq=fields["seq"],
+        players=[Player(p, n) for p, n in fields["players"]],
+        state=state,
+        turn=fields["turn"],
+        deadline=fields["deadline"],
+        turn_since=fields["turn_since"],
+        rematch_code=fields["rematch_code"],
+        rematch_table_id=fields["rematch_table_id"],
+    )

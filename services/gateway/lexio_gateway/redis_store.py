@@ -23,11 +23,11 @@ from lexio_common import redis_client
 from lexio_gateway.bus import CHANNEL
 from lexio_gateway.records import (
     ActionReply,
-    Player,
     SeatToken,
     StoredEvent,
     TableRecord,
-    TableStatus,
+    record_fields,
+    record_from_fields,
 )
 from lexio_gateway.store import StoreUnavailableError, VersionConflictError
 
@@ -56,20 +56,7 @@ return 1
 
 
 def _meta(record: TableRecord) -> str:
-    return json.dumps(
-        {
-            "game": record.game,
-            "code": record.code,
-            "status": record.status.value,
-            "seq": record.seq,
-            "players": [[p.player_id, p.name] for p in record.players],
-            "turn": record.turn,
-            "deadline": record.deadline,
-            "turn_since": record.turn_since,
-            "rematch_code": record.rematch_code,
-            "rematch_table_id": record.rematch_table_id,
-        }
-    )
+    return json.dumps(record_fields(record))
 
 
 def _text(value: Any) -> str:
@@ -77,21 +64,8 @@ def _text(value: Any) -> str:
 
 
 def _record(table_id: str, fields: dict[Any, Any]) -> TableRecord:
-    meta = json.loads(fields[b"meta"])
-    return TableRecord(
-        table_id=table_id,
-        game=meta["game"],
-        code=meta["code"],
-        status=TableStatus(meta["status"]),
-        version=int(fields[b"version"]),
-        seq=meta["seq"],
-        players=[Player(p, n) for p, n in meta["players"]],
-        state=fields.get(b"state", b""),
-        turn=meta["turn"],
-        deadline=meta["deadline"],
-        turn_since=meta["turn_since"],
-        rematch_code=meta["rematch_code"],
-        rematch_table_id=meta["rematch_table_id"],
+    return record_from_fields(
+        table_id, int(fields[b"version"]), fields.get(b"state", b""), json.loads(fields[b"meta"])
     )
 
 

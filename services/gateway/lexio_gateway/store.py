@@ -15,11 +15,12 @@ from typing import Any, Protocol
 
 from lexio_gateway.records import (
     ActionReply,
-    Player,
     SeatToken,
     StoredEvent,
     TableRecord,
     TableStatus,
+    record_fields,
+    record_from_fields,
 )
 
 
@@ -118,39 +119,26 @@ _COLUMNS = (
 
 
 def _row(record: TableRecord) -> tuple[object, ...]:
+    fields = record_fields(record)
+    fields["players"] = json.dumps(fields["players"])
     return (
         record.table_id,
-        record.game,
-        record.code,
-        record.status.value,
+        *(fields[c] for c in ("game", "code", "status")),
         record.version,
-        record.seq,
-        json.dumps([[p.player_id, p.name] for p in record.players]),
+        fields["seq"],
+        fields["players"],
         record.state,
-        record.turn,
-        record.deadline,
-        record.turn_since,
-        record.rematch_code,
-        record.rematch_table_id,
+        *(
+            fields[c]
+            for c in ("turn", "deadline", "turn_since", "rematch_code", "rematch_table_id")
+        ),
     )
 
 
 def _record(row: sqlite3.Row) -> TableRecord:
-    return TableRecord(
-        table_id=row["table_id"],
-        game=row["game"],
-        code=row["code"],
-        status=TableStatus(row["status"]),
-        version=row["version"],
-        seq=row["seq"],
-        players=[Player(p, n) for p, n in json.loads(row["players"])],
-        state=bytes(row["state"]),
-        turn=row["turn"],
-        deadline=row["deadline"],
-        turn_since=row["turn_since"],
-        rematch_code=row["rematch_code"],
-        rematch_table_id=row["rematch_table_id"],
-    )
+    fields = {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row is no Mapping
+    fields["players"] = json.loads(fields["players"])
+    return record_from_fields(row["table_id"], row["version"], bytes(row["state"]), fields)
 
 
 class SqliteTableStore:
