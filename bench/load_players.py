@@ -240,9 +240,6 @@ class Seat:
 
     def _on_frame(self, frame: Frame) -> None:
         kind = frame["type"]
-        frames = self.client.frames
-        if len(frames) > 2 * FRAMES_KEPT:
-            del frames[:-FRAMES_KEPT]
         if len(self.client.log) > 2 * FRAMES_KEPT:
             del self.client.log[:-FRAMES_KEPT]
         if kind == "error":
@@ -332,7 +329,7 @@ class Table:
         await asyncio.sleep(max(0.0, plan.start_at + offset - time.monotonic()))
         try:
             for i in range(plan.players):
-                client = GatewayClient(self.session, plan.url, None)
+                client = GatewayClient(self.session, plan.url, None, keep_frames=FRAMES_KEPT)
                 self.seats.append(Seat(self, i, client))
                 await client.open()
             host = self.seats[0]

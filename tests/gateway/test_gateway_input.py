@@ -12,6 +12,7 @@ from gateway_play import seated_table, server_error, started_game, started_table
 from lexio_testing import GatewayFactory, LoopThread
 
 from lexio_client import GatewayClient
+from lexio_gateway.config import GatewayConfig
 
 
 async def _error_for(client: GatewayClient, raw: str) -> dict[str, Any]:
@@ -151,6 +152,14 @@ def test_too_many_frames_are_rate_limited(
             assert sum(1 for f in client.frames if f["type"] == "pong") <= 45
 
     loop_thread.run(scenario(), timeout=30)
+
+
+def test_the_frame_rate_limit_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert (GatewayConfig().frames_per_second, GatewayConfig().frame_burst) == (20.0, 40.0)
+    monkeypatch.setenv("LEXIO_GATEWAY_FRAMES_PER_SECOND", "5")
+    monkeypatch.setenv("LEXIO_GATEWAY_FRAME_BURST", "8")
+    config = GatewayConfig.from_env()
+    assert (config.frames_per_second, config.frame_burst) == (5.0, 8.0)
 
 
 def test_websocket_from_another_site_is_refused(

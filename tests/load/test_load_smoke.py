@@ -1,10 +1,11 @@
 """A short run of the load harness (bench/load.py) against the real services: no speed asserted.
 
-Four tables of four simulated players play whole games without thinking (real moves found by
-the bot, exchanges, passes, refused misspelt moves, dropped and resumed connections,
-rematches); after the window every game in play is played to its end. The run must end with
-zero errors, every game started completed, and every service still up without an error in its
-log. The 30-minute soak is ``bench/load.py soak`` (kept out of the test run).
+A one-minute run (45 s measured): four tables of four simulated players play whole games
+without thinking (real moves found by the bot, exchanges, passes, refused misspelt moves,
+dropped and resumed connections, rematches); after the window every game in play is played
+to its end. The run must end with zero errors, every game started completed, and every service
+still up without an error in its log. The 30-minute soak is ``bench/load.py soak`` (``make
+soak``, kept out of the test run).
 """
 
 from __future__ import annotations
@@ -14,12 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-@pytest.mark.slow  # out of the default run while it fails: see issue 8 (unanswered acts)
 def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) -> None:
     report_path = tmp_path / "report.json"
     command = [
@@ -31,7 +29,7 @@ def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) 
         "--think=0",
         "--ramp=1",
         "--warmup=1",
-        "--duration=12",
+        "--duration=45",
         "--finish=play",
         "--drain=30",
         "--workers=1",
@@ -42,7 +40,7 @@ def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) 
         f"--json={report_path}",
         "--check",
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=100, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     report = json.loads(report_path.read_text())
     clients = report["clients"]

@@ -35,7 +35,14 @@ class GatewayClient:
     the server sent to this seat.
     """
 
-    def __init__(self, session: aiohttp.ClientSession, base_url: str, origin: str | None) -> None:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        base_url: str,
+        origin: str | None,
+        *,
+        keep_frames: int | None = None,
+    ) -> None:
         self.session = session
         self.base_url = base_url.rstrip("/")
         self._origin = origin
@@ -44,6 +51,9 @@ class GatewayClient:
         self._ids = itertools.count(1)
         self._waiters: list[tuple[Callable[[Frame], bool], asyncio.Future[Frame]]] = []
         self.frames: list[Frame] = []
+        """The frames received, oldest first: all of them, or the last ``keep_frames``."""
+        self._keep_frames = keep_frames
+        self._dropped = 0
         self.token: str | None = None
         self.player: str | None = None
         self.table: Frame = {}
@@ -60,10 +70,15 @@ class GatewayClient:
     @classmethod
     @asynccontextmanager
     async def connect(
-        cls, base_url: str, *, token: str | None = None, origin: str | None = None
+        cls,
+        base_url: str,
+        *,
+        token: str | None = None,
+        origin: str | None = None,
+        keep_frames: int | None = None,
     ) -> AsyncIterator[GatewayClient]:
         async with aiohttp.ClientSession() as session:
-            client = cls(session, base_url, origin)
+            client = cls(session, base_url, origin, keep_frames=keep_frames)
             client.token = token
             await client.open()
             try:
@@ -71,7 +86,7 @@ class GatewayClient:
             finally:
                 await client.close()
 
-    async def open(self) -> None:
+    async def open(self, timeout: float = 10.0) -> None:
         """(Re)connect and say hello; with a token, resume the seat from the last seq seen."""
         headers = {"Origin": self._origin} if self._origin else {}
         self._ws = await self.session.ws_connect(
@@ -84,20 +99,28 @@ class GatewayClient:
             hello["token"] = self.token
             if self.seq >= 0:
                 hello["last_seq"] = self.seq
-        waiter = self._expect(lambda f: f["type"] in ("welcome", "error"))
-        since = len(self.frames)
-        await self.send(hello)
-        welcome = await waiter
-        if welcome["type"] == "error":
-            raise ServerError(welcome)
-        self.games = welcome["games"]
-        if self.token:
-            seated = await self.wait_for(lambda f: f["type"] in ("table", "error"), since=since)
-            if seated["type"] == "error":
-                raise ServerError(seated)
-            if seated["state"] in ("started", "over"):
+        # Every answer is expected before the hello goes out: the catch-up that follows a
+        # resume may be many frames, and looking for them afterwards could miss them.
+        welcomed = self._expect(lambda f: f["type"] in ("welcome", "error"))
+        seated = self._expect(lambda f: f["type"] in ("table", "error"))
+        caught_up = self._expect(lambda f: f["type"] in ("view", "snapshot", "error"))
+        try:
+            await self.send(hello)
+            welcome = await asyncio.wait_for(welcomed, timeout)
+            if welcome["type"] == "error":
+                raise ServerError(welcome)
+            self.games = welcome["games"]
+            if not self.token:
+                return
+            table = await asyncio.wait_for(seated, timeout)
+            if table["type"] == "error":
+                raise ServerError(table)
+            if table["state"] in ("started", "over"):
                 # Resuming a game: the catch-up (events, then a view; or a snapshot) follows.
-                await self.wait_for(lambda f: f["type"] in ("view", "snapshot"), since=since)
+                await asyncio.wait_for(caught_up, timeout)
+        finally:
+            seated.cancel()
+            caught_up.cancel()
 
     async def close(self) -> None:
         if self._ws is not None:
@@ -121,8 +144,19 @@ class GatewayClient:
                     future.set_exception(ConnectionError("connection closed"))
             self._waiters.clear()
 
+    @property
+    def received(self) -> int:
+        """How many frames this client has received since it was made (``wait_for``'s
+        ``since`` counts in these, whatever ``keep_frames`` dropped)."""
+        return self._dropped + len(self.frames)
+
     def _receive(self, frame: Frame) -> None:
         self.frames.append(frame)
+        if self._keep_frames is not None and len(self.frames) > 2 * self._keep_frames:
+            # Dropped in batches: one list shift per ``keep_frames`` frames, not per frame.
+            drop = len(self.frames) - self._keep_frames
+            del self.frames[:drop]
+            self._dropped += drop
         if self.on_frame is not None:
             self.on_frame(frame)
         kind = frame["type"]
@@ -143,11 +177,15 @@ class GatewayClient:
         elif kind == "view":
             self.view = frame["view"]
             self.view_seq = frame["seq"]
-        for entry in list(self._waiters):
-            predicate, future = entry
-            if not future.done() and predicate(frame):
+        waiting = []
+        for predicate, future in self._waiters:
+            if future.done():
+                continue  # timed out or no longer wanted
+            if predicate(frame):
                 future.set_result(frame)
-                self._waiters.remove(entry)
+            else:
+                waiting.append((predicate, future))
+        self._waiters = waiting
 
     def _expect(self, predicate: Callable[[Frame], bool]) -> asyncio.Future[Frame]:
         future: asyncio.Future[Frame] = asyncio.get_running_loop().create_future()
@@ -157,10 +195,13 @@ class GatewayClient:
     async def wait_for(
         self, predicate: Callable[[Frame], bool], timeout: float = 10.0, since: int | None = None
     ) -> Frame:
-        """The first frame that matches among those received from index ``since`` on (by
-        default: the last one received), or the next one to come."""
-        start = len(self.frames) - 1 if since is None else since
-        for frame in self.frames[max(0, start) :]:
+        """The first frame that matches among those received from number ``since`` on (by
+        default: the last one received), or the next one to come.
+
+        ``since`` counts frames as :attr:`received` does: with ``keep_frames``, frames already
+        dropped are no longer looked at."""
+        start = self.received - 1 if since is None else since
+        for frame in self.frames[max(0, start - self._dropped) :]:
             if predicate(frame):
                 return frame
         return await asyncio.wait_for(self._expect(predicate), timeout)

@@ -47,6 +47,10 @@ class GatewayConfig:
             rpc_timeout=env_float("LEXIO_GATEWAY_RPC_TIMEOUT", cls.rpc_timeout, minimum=0.01),
             origins=tuple(o.strip().rstrip("/") for o in origins.split(",") if o.strip()),
             heartbeat=env_float("LEXIO_GATEWAY_HEARTBEAT", cls.heartbeat, minimum=1.0),
+            frames_per_second=env_float(
+                "LEXIO_GATEWAY_FRAMES_PER_SECOND", cls.frames_per_second, minimum=0.1
+            ),
+            frame_burst=env_float("LEXIO_GATEWAY_FRAME_BURST", cls.frame_burst, minimum=1.0),
             replay_events=env_int("LEXIO_GATEWAY_REPLAY_EVENTS", cls.replay_events, minimum=0),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
             redis_url=env_str("LEXIO_REDIS_URL", ""),
