@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import grpc
 
 from lexio.engine.v1 import engine_pb2_grpc
+from lexio_common import eventloop
 from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import (
@@ -106,10 +107,11 @@ def main() -> None:
     setup_logging("engine", env_str("LEXIO_LOG_LEVEL", "INFO"))
     try:
         config = EngineConfig.from_env()
+        eventloop.loop_name()  # a bad LEXIO_EVENT_LOOP is a configuration error
     except ConfigError as e:
         log.error("bad configuration", extra={"error": str(e)})
         sys.exit(2)
-    asyncio.run(_serve(config))
+    eventloop.run(_serve(config))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import sys
 
 from aiohttp import web
 
+from lexio_common import eventloop
 from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_str
 from lexio_common.logging import setup_logging
@@ -21,6 +22,7 @@ def main() -> None:
     setup_logging("gateway", env_str("LEXIO_LOG_LEVEL", "INFO"))
     try:
         config = GatewayConfig.from_env()
+        eventloop.loop_name()  # a bad LEXIO_EVENT_LOOP is a configuration error
     except ConfigError as e:
         log.error("bad configuration", extra={"error": str(e)})
         sys.exit(2)
@@ -40,6 +42,7 @@ def main() -> None:
         shutdown_timeout=config.shutdown_grace,
         print=None,
         access_log=None,
+        loop=eventloop.new_event_loop(),
     )
 
 

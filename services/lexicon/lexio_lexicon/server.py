@@ -24,6 +24,7 @@ from pathlib import Path
 import grpc
 
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
+from lexio_common import eventloop
 from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_int, env_str
 from lexio_common.grpc_service import (
@@ -176,10 +177,11 @@ def main() -> None:
         sys.exit(EXIT_BAD_CONFIG)
     try:
         config = LexiconConfig.from_env()
+        eventloop.loop_name()  # a bad LEXIO_EVENT_LOOP is a configuration error
     except ConfigError as exc:
         log.error("bad configuration: %s", exc)
         sys.exit(EXIT_BAD_CONFIG)
-    sys.exit(asyncio.run(serve(config)))
+    sys.exit(eventloop.run(serve(config)))
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from typing import Final
 import grpc
 
 from lexio.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from lexio_common import eventloop
 from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import (
@@ -353,10 +354,11 @@ def main() -> None:
         sys.exit(EXIT_BAD_CONFIG)
     try:
         config = LobbyConfig.from_env()
+        eventloop.loop_name()  # a bad LEXIO_EVENT_LOOP is a configuration error
     except ConfigError as e:
         log.error("bad configuration: %s", e)
         sys.exit(EXIT_BAD_CONFIG)
-    sys.exit(asyncio.run(serve(config)))
+    sys.exit(eventloop.run(serve(config)))
 
 
 if __name__ == "__main__":
