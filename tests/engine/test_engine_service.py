@@ -139,6 +139,7 @@ def test_scripted_game_through_grpc(engine_channel: grpc.Channel) -> None:
         pb.ENTRY_KIND_EXCHANGE,
         pb.ENTRY_KIND_PASS,
     ]
+    assert [e.number for e in state.log] == [1, 2, 3, 4]  # R11, across four Act calls
     view = stub.View(pb.ViewRequest(state=state, seat=0, now=NOW + 6)).view
     assert view.turn == 0
     assert view.turn_deadline == NOW + 6 + 120

@@ -123,6 +123,17 @@ def test_r11_log_of_a_pass_shows_who_passed_and_why(cause: PassCause) -> None:
     assert (entry.words, entry.tiles, entry.score, entry.count) == ((), (), 0, 0)
 
 
+def test_r11_a_state_read_without_its_past_log_numbers_on_from_it() -> None:
+    """The engine service reads a state without its past log (``log_offset`` counts it)."""
+    game = replace(position(["OSAAAAA", "EEEEEEE"]), log_offset=41)
+    after = accepted(play(game, 0, OS, 1.0, Recording()))
+    assert after.entry.number == 42
+    assert after.state.log == (after.entry,)
+    assert after.state.log_offset == 41
+    entry = accepted(play(after.state, 1, Pass(), 2.0, Exploding())).entry
+    assert entry.number == 43
+
+
 def test_r11_log_numbers_entries_and_refusals_add_nothing() -> None:
     game = position(["OSAAAAA", "EEEEEEE"])
     game = refused(play(game, 0, OS, 1.0, Recording(known=[]))).state

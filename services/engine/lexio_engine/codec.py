@@ -6,6 +6,7 @@ A stored state is checked on the way in: a state that this engine cannot read is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from lexio.engine.v1 import engine_pb2 as pb
@@ -141,7 +142,10 @@ def ending_from_pb(e: pb.Ending) -> Ending:
 # State -----------------------------------------------------------------------------------
 
 
-def state_to_pb(s: GameState) -> pb.GameState:
+def state_to_pb(s: GameState, earlier_log: Sequence[pb.LogEntry] = ()) -> pb.GameState:
+    """``earlier_log``: the entries before ``s.log`` (``s.log_offset`` of them), as received."""
+    if len(earlier_log) != s.log_offset:
+        raise ValueError(f"{len(earlier_log)} earlier entries given, the state has {s.log_offset}")
     message = pb.GameState(
         format=STATE_FORMAT,
         seed=s.seed,
@@ -155,15 +159,20 @@ def state_to_pb(s: GameState) -> pb.GameState:
         turn_seconds=s.turn_seconds,
         reserves=[pb.Reserve(tries=r.tries, since=r.since) for r in s.reserves],
         turns_without_placement=s.turns_without_placement,
-        log=[entry_to_pb(e) for e in s.log],
     )
+    # Entries already in protobuf are copied as they are, in C: no Python object per entry.
+    message.log.extend(earlier_log)
+    message.log.extend(entry_to_pb(e) for e in s.log)
     if s.ending is not None:
         message.ending.CopyFrom(ending_to_pb(s.ending))
     return message
 
 
-def state_from_pb(m: pb.GameState) -> GameState:
-    """Read a stored state; StateFormatError if it is not one this engine wrote."""
+def state_from_pb(m: pb.GameState, *, with_log: bool = True) -> GameState:
+    """Read a stored state; StateFormatError if it is not one this engine wrote.
+
+    ``with_log=False`` leaves the past log in ``m`` (``log_offset`` counts it): enough to apply
+    an action, and :func:`state_to_pb` puts it back in front of the new entries."""
     if m.format != STATE_FORMAT:
         raise StateFormatError(f"state format {m.format} is not {STATE_FORMAT}")
     players = len(m.racks)
@@ -179,7 +188,7 @@ def state_from_pb(m: pb.GameState) -> GameState:
         if not ok:
             raise StateFormatError(f"the state must have {what}")
     try:
-        log = tuple(entry_from_pb(e) for e in m.log)
+        log = tuple(entry_from_pb(e) for e in m.log) if with_log else ()
         ending = ending_from_pb(m.ending) if m.HasField("ending") else None
     except (KeyError, ValueError) as e:
         raise StateFormatError(f"unreadable log or ending: {e}") from None
@@ -197,6 +206,7 @@ def state_from_pb(m: pb.GameState) -> GameState:
         turns_without_placement=m.turns_without_placement,
         log=log,
         ending=ending,
+        log_offset=0 if with_log else len(m.log),
     )
 
 

@@ -108,7 +108,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         with _Timer("Act") as timer:
             now = self._now(request.now)
             try:
-                state = codec.state_from_pb(request.state)
+                state = codec.state_from_pb(request.state, with_log=False)
                 action = codec.action_from_pb(request.action)
                 state.check_seat(request.seat)
             except _BAD_INPUT as e:
@@ -134,7 +134,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 await context.abort(grpc.StatusCode.UNAVAILABLE, LEXICON_UNAVAILABLE)
             outcome = conclude(examined, unknown)
             reply = pb.ActResponse(
-                state=codec.state_to_pb(outcome.state),
+                state=codec.state_to_pb(outcome.state, request.state.log),
                 views=_views(outcome.state, now),
                 state_changed=True,
             )
@@ -153,7 +153,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         with _Timer("Preview") as timer:
             timer.action = "place"
             try:
-                state = codec.state_from_pb(request.state)
+                state = codec.state_from_pb(request.state, with_log=False)
                 place = codec.place_from_pb(request.place)
                 result = preview(state, request.seat, place)
             except _BAD_INPUT as e:

@@ -143,7 +143,7 @@ def conclude(examined: Examined, unknown: Iterable[str] = ()) -> Outcome:
         case Exchange(tiles=tiles):
             return _apply_exchange(state, seat, tiles, now)
         case Pass(cause=cause):
-            entry = LogEntry(len(state.log) + 1, seat, EntryKind.PASS, now, cause=cause)
+            entry = LogEntry(state.next_entry_number, seat, EntryKind.PASS, now, cause=cause)
             return _without_placement(state, entry, state.racks, state.bag, state.shuffles)
 
 
@@ -163,7 +163,7 @@ def _apply_place(state: GameState, seat: int, move: FormedMove, now: float) -> A
     racks = _with(state.racks, seat, rack)
     scores = _with(state.scores, seat, state.scores[seat] + move.score)
     entry = LogEntry(
-        number=len(state.log) + 1,
+        number=state.next_entry_number,
         seat=seat,
         kind=EntryKind.PLACE,
         at=now,
@@ -192,7 +192,7 @@ def _apply_exchange(state: GameState, seat: int, tiles: str, now: float) -> Acce
     rack = remove_tiles(state.racks[seat], tiles) + drawn
     shuffles = state.shuffles + 1
     bag = shuffled(state.bag[len(tiles) :] + tiles, state.seed, shuffles)
-    entry = LogEntry(len(state.log) + 1, seat, EntryKind.EXCHANGE, now, count=len(tiles))
+    entry = LogEntry(state.next_entry_number, seat, EntryKind.EXCHANGE, now, count=len(tiles))
     return _without_placement(state, entry, _with(state.racks, seat, rack), bag, shuffles)
 
 

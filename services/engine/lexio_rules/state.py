@@ -87,6 +87,16 @@ class GameState:
     turns_without_placement: int
     log: tuple[LogEntry, ...]
     ending: Ending | None = None
+    log_offset: int = 0
+    """How many entries come before ``log``, kept by whoever holds the state: the engine
+    service reads a state without its past log, which only numbers the next entry, and puts
+    the new entries after the past ones it received (converting the whole log both ways
+    on every move took ~15 % of its CPU and grew with the game)."""
+
+    @property
+    def next_entry_number(self) -> int:
+        """The number of the next log entry (R11 numbers them from 1)."""
+        return self.log_offset + len(self.log) + 1
 
     @property
     def players(self) -> int:
