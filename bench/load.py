@@ -49,8 +49,8 @@ from typing import Any
 
 import aiohttp
 from benchlib import machine
+from load_floor import PACED_LABEL, print_floors
 from load_floor import measure as measure_floors
-from load_floor import print_floors
 from load_players import Plan, load_bot, run_tables
 from load_services import Stack, redis_supported
 from load_stats import ProcWatch, Scrape, histogram_delta, label_values, scrape, summary
@@ -485,6 +485,17 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
         print(f"ratio p50 turn / floor: place {place:.2f} / ({ws:.3f} WS + {grpc_1k:.3f} Act + "
               f"{grpc_small:.3f} CheckWords) = {ratios['place']:.1f}×; pass/exchange "
               f"{other:.2f} / {floor_other:.3f} = {ratios['pass/exchange']:.1f}×")  # fmt: skip
+        paced_ws = floors.get(f"ws_echo_ms {PACED_LABEL}", {}).get("p50")
+        paced_grpc = floors.get(f"grpc_unary_ms 1 KiB {PACED_LABEL}", {}).get("p50")
+        if paced_ws and paced_grpc:
+            paced_place = paced_ws + 2 * paced_grpc
+            paced_other = paced_ws + paced_grpc
+            ratios["place paced"] = place / paced_place
+            ratios["pass/exchange paced"] = other / paced_other
+            paced_ratios = (ratios["place paced"], ratios["pass/exchange paced"])
+            print(f"ratio to the paced floor: place {place:.2f} / ({paced_ws:.3f} WS + 2 × "
+                  f"{paced_grpc:.3f} gRPC) = {paced_ratios[0]:.1f}×; pass/exchange "
+                  f"{other:.2f} / {paced_other:.3f} = {paced_ratios[1]:.1f}×")  # fmt: skip
     profile = report.get("profile")
     if profile:
         print(f"profile of {args.profile} ({profile['samples'][0][1]:.0f} samples):")

@@ -1,5 +1,6 @@
 """The floors a turn is compared with: a bare aiohttp WebSocket echo and a bare grpc.aio unary
-call, each a server process of its own on 127.0.0.1 and a client in the calling process.
+call, each a server process of its own on 127.0.0.1 and a client in the calling process:
+back to back, and paced (one round trip every 10 ms, as a turn's hops arrive under load).
 
 Run alone: ``.venv/bin/python bench/load_floor.py`` prints both (``--uvloop`` runs servers and
 client on uvloop). ``load_floor.py ws-server PORT`` / ``grpc-server PORT`` are the servers.
@@ -30,6 +31,9 @@ WS_PAYLOAD = (
     + ",".join(['{"row":6,"col":5,"letter":"E","blank":false}'] * 4)
     + "]}}}"
 )
+#: The pause before each round trip of the paced floors.
+PACED_GAP = 0.01
+PACED_LABEL = "paced 10 ms"
 #: About the size of an ActRequest (a mid-game state) and of a CheckWords request.
 GRPC_PAYLOADS = {"1 KiB": b"x" * 1024, "64 B": b"x" * 64}
 
@@ -84,13 +88,15 @@ def _spawn(kind: str, port: int, uvloop: bool) -> subprocess.Popen[bytes]:
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-async def _ws_round_trips(url: str, count: int) -> list[float]:
+async def _ws_round_trips(url: str, count: int, gap: float = 0.0) -> list[float]:
     samples = []
     async with (
         aiohttp.ClientSession() as session,
         session.ws_connect(url, heartbeat=None, compress=0) as ws,
     ):
         for _ in range(count):
+            if gap:
+                await asyncio.sleep(gap)
             t0 = time.perf_counter()
             await ws.send_str(WS_PAYLOAD)
             await ws.receive()
@@ -99,7 +105,7 @@ async def _ws_round_trips(url: str, count: int) -> list[float]:
 
 
 async def _grpc_round_trips(
-    address: str, payload: bytes, count: int, in_flight: int
+    address: str, payload: bytes, count: int, in_flight: int, gap: float = 0.0
 ) -> tuple[list[float], float]:
     samples: list[float] = []
     async with grpc.aio.insecure_channel(address) as channel:
@@ -108,6 +114,8 @@ async def _grpc_round_trips(
 
         async def worker(n: int) -> None:
             for _ in range(n):
+                if gap:
+                    await asyncio.sleep(gap)
                 t0 = time.perf_counter()
                 await call(payload, timeout=5)
                 samples.append((time.perf_counter() - t0) * 1000)
@@ -143,6 +151,15 @@ def measure(count: int = 3000, uvloop: bool = False) -> dict[str, Any]:
                 out[f"grpc_unary_ms {label}"] = summary(samples)
             samples, rate = await _grpc_round_trips(address, GRPC_PAYLOADS["64 B"], count * 2, 16)
             out["grpc_unary_16_in_flight"] = {**summary(samples), "calls_per_s": rate}
+            # Back to back, both ends stay awake. A turn's hops come one at a time, ~10 ms
+            # apart at 100 actions/s: each then also pays for waking the processes and
+            # threads that went idle, which the paced floors include.
+            paced = max(100, count // 6)
+            out[f"ws_echo_ms {PACED_LABEL}"] = summary(await _ws_round_trips(url, paced, PACED_GAP))
+            samples, _ = await _grpc_round_trips(
+                address, GRPC_PAYLOADS["1 KiB"], paced, 1, PACED_GAP
+            )
+            out[f"grpc_unary_ms 1 KiB {PACED_LABEL}"] = summary(samples)
 
         if uvloop:
             import uvloop as uv  # noqa: PLC0415 - optional
