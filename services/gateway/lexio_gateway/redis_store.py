@@ -166,6 +166,19 @@ class RedisTableStore:
         )
         return ActionReply(player_id, action_id, json.loads(raw)) if raw else None
 
+    async def version_and_reply(
+        self, table_id: str, player_id: str, action_id: str
+    ) -> tuple[int | None, ActionReply | None]:
+        async def read() -> list[Any]:
+            pipe = self._client.pipeline(transaction=False)
+            pipe.hget(self._table_key(table_id), "version")
+            pipe.get(f"{PREFIX}r:{table_id}:{player_id}:{action_id}")
+            return await pipe.execute()
+
+        version, raw = await self._guard(read)
+        reply = ActionReply(player_id, action_id, json.loads(raw)) if raw else None
+        return (int(version) if version is not None else None), reply
+
     async def add_token(self, token_hash: str, token: SeatToken) -> None:
         value = json.dumps([token.table_id, token.player_id, token.name])
         await self._guard(

@@ -59,6 +59,13 @@ class TableStore(Protocol):
         self, table_id: str, player_id: str, action_id: str
     ) -> ActionReply | None: ...
 
+    async def version_and_reply(
+        self, table_id: str, player_id: str, action_id: str
+    ) -> tuple[int | None, ActionReply | None]:
+        """The table's stored version and :meth:`find_reply`, in one round trip: all a
+        replica must know before it acts (it reads the whole table only when it is behind)."""
+        ...
+
     async def add_token(self, token_hash: str, token: SeatToken) -> None: ...
 
     async def find_token(self, token_hash: str) -> SeatToken | None: ...
@@ -217,6 +224,16 @@ class SqliteTableStore:
             (table_id, player_id, action_id),
         ).fetchone()
         return ActionReply(player_id, action_id, json.loads(row["reply"])) if row else None
+
+    async def version_and_reply(
+        self, table_id: str, player_id: str, action_id: str
+    ) -> tuple[int | None, ActionReply | None]:
+        row = self._db.execute(
+            "SELECT version FROM tables WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return (row["version"] if row else None), await self.find_reply(
+            table_id, player_id, action_id
+        )
 
     async def add_token(self, token_hash: str, token: SeatToken) -> None:
         with self._db:
