@@ -6,6 +6,7 @@ import asyncio
 import json
 
 import aiohttp
+import pytest
 from gateway_play import started_game
 from lexio_testing import GatewayFactory, LoopThread
 
@@ -72,10 +73,12 @@ async def _miss_two_passes_and_return(
     return seen
 
 
+@pytest.mark.parametrize("events_in_memory", [32, 1], ids=["from-memory", "from-the-store"])
 def test_reconnect_replays_missed_events_then_the_view(
-    loop_thread: LoopThread, gateway_factory: GatewayFactory
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, events_in_memory: int
 ) -> None:
-    gateway = gateway_factory()
+    """The room keeps its last events in memory; a longer gap is read from the store."""
+    gateway = gateway_factory(events_in_memory=events_in_memory)
 
     async def scenario() -> None:
         async with started_game(gateway.url, ["Ana", "Bruno", "Chloé"]) as (ana, bruno, chloe):

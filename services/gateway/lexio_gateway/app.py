@@ -127,7 +127,9 @@ def _services(
             lobby=LobbyClient(lobby_channel, config.rpc_timeout),
             adapters={adapter.name: adapter},
             settings=TableSettings(
-                disconnect_grace=config.disconnect_grace, replay_events=config.replay_events
+                disconnect_grace=config.disconnect_grace,
+                replay_events=config.replay_events,
+                events_in_memory=config.events_in_memory,
             ),
             clock=clock,
             **({"seeds": seeds} if seeds else {}),

@@ -25,6 +25,7 @@ class GatewayConfig:
     frames_per_second: float = 20.0
     frame_burst: float = 40.0
     replay_events: int = 256
+    events_in_memory: int = 32
     shutdown_grace: float = 5.0
     redis_url: str = ""
     """Several replicas: the shared store and bus (empty: SQLite, one process)."""
@@ -52,6 +53,9 @@ class GatewayConfig:
             ),
             frame_burst=env_float("LEXIO_GATEWAY_FRAME_BURST", cls.frame_burst, minimum=1.0),
             replay_events=env_int("LEXIO_GATEWAY_REPLAY_EVENTS", cls.replay_events, minimum=0),
+            events_in_memory=env_int(
+                "LEXIO_GATEWAY_EVENTS_IN_MEMORY", cls.events_in_memory, minimum=0
+            ),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
             redis_url=env_str("LEXIO_REDIS_URL", ""),
             ws_compress=env_str("LEXIO_GATEWAY_WS_COMPRESS", "") == "1",

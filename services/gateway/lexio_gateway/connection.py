@@ -60,21 +60,26 @@ class Connection:
         return self.seat.player_id if self.seat else None
 
     async def send(self, frame: dict[str, Any]) -> None:
+        if await self.send_encoded(encode(frame), frame["type"]) and frame["type"] == "error":
+            ERRORS.labels(code=frame["code"]).inc()
+
+    async def send_encoded(self, text: str, kind: str) -> bool:
+        """Send a frame already encoded (one encoding for every seat that gets the same
+        frame); whether it went out."""
         if self.ws.closed:
-            return
+            return False
         try:
             # Bounded: a peer that stops reading would otherwise hold the table's lock (and
             # every delivery behind it) for as long as its socket buffer stays full.
-            await asyncio.wait_for(self.ws.send_str(encode(frame)), SEND_TIMEOUT_SECONDS)
+            await asyncio.wait_for(self.ws.send_str(text), SEND_TIMEOUT_SECONDS)
         except TimeoutError:
-            log.warning("slow peer closed", extra={"frame": frame["type"]})
+            log.warning("slow peer closed", extra={"frame": kind})
             asyncio.get_running_loop().create_task(self.ws.close(code=1013, message=b"too slow"))
-            return
+            return False
         except ConnectionError:
-            return
+            return False
         FRAMES.labels(direction="out").inc()
-        if frame["type"] == "error":
-            ERRORS.labels(code=frame["code"]).inc()
+        return True
 
     async def close(self, code: int, message: str) -> None:
         await self.ws.close(code=code, message=message.encode())

@@ -17,7 +17,14 @@ from lexio_gateway.lobby_client import LobbyClient, LobbyError, LobbyTable
 from lexio_gateway.metrics import ACTIVE_TABLES
 from lexio_gateway.protocol import ProtocolError
 from lexio_gateway.records import SeatToken, TableRecord, TableStatus
-from lexio_gateway.room import CLOSE_SERVICE_RESTART, TableRoom, TableSettings, new_id, token_hash
+from lexio_gateway.room import (
+    CLOSE_SERVICE_RESTART,
+    EncodedEvent,
+    TableRoom,
+    TableSettings,
+    new_id,
+    token_hash,
+)
 from lexio_gateway.store import StoreUnavailableError, TableStore, VersionConflictError
 
 log = logging.getLogger(__name__)
@@ -99,11 +106,11 @@ class TableHub:
         for record in records:
             room = self.rooms.setdefault(record.table_id, TableRoom(self, record))
             room.away_since = {p.player_id: now for p in record.players}
+            kept = self.settings.events_in_memory
             room.recent.extend(
-                await self.store.events_after(
-                    record.table_id,
-                    max(0, record.seq - self.settings.replay_events),
-                    self.settings.replay_events,
+                EncodedEvent.of(e.seq, e.entry)
+                for e in await self.store.events_after(
+                    record.table_id, max(0, record.seq - kept), kept
                 )
             )
             room._schedule_clock()

@@ -22,7 +22,7 @@ from lexio_gateway.connection import Connection
 from lexio_gateway.games import BadActionError, GameAdapter, GameUnavailableError, Step
 from lexio_gateway.lobby_client import LobbyError, LobbyTable
 from lexio_gateway.metrics import ACTIVE_TABLES, RECONNECTS, REFUSALS, TABLE_PASSES
-from lexio_gateway.protocol import ProtocolError
+from lexio_gateway.protocol import ProtocolError, encode
 from lexio_gateway.records import (
     ActionReply,
     Player,
@@ -48,9 +48,25 @@ class TableSettings:
     """R29: the seconds a disconnected seat gets on its turn."""
     replay_events: int = 256
     """How many recent events a reconnecting client may catch up on before a snapshot."""
+    events_in_memory: int = 32
+    """How many of a table's last events a room keeps, encoded, to replay without reading the
+    store: a dropped connection is usually back within a few turns. Older gaps (up to
+    ``replay_events``) are read from the store, which holds every event."""
     retry_after_unavailable: float = 1.0
     presence_ttl: float = 10.0
     """A seat connected to another replica counts as present this long after its last word."""
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedEvent:
+    """One public event as its ``event`` frame's JSON text."""
+
+    seq: int
+    frame: str
+
+    @classmethod
+    def of(cls, seq: int, entry: dict[str, Any]) -> EncodedEvent:
+        return cls(seq, encode({"type": "event", "seq": seq, "entry": entry}))
 
 
 def token_hash(token: str) -> str:
@@ -72,7 +88,10 @@ class TableRoom:
         self.away_since: dict[str, float] = {}
         self.remote: dict[str, dict[str, float]] = {}
         """Seats connected to other replicas: player → {replica: valid until}."""
-        self.recent: deque[StoredEvent] = deque(maxlen=hub.settings.replay_events)
+        self.recent: deque[EncodedEvent] = deque(maxlen=hub.settings.events_in_memory)
+        """The last events as sent, kept as JSON text: ~0.7 KB for a placement, where its
+        decoded entry took ~3 KB; 256 decoded entries per table grew a gateway by 0.5 MiB/s
+        at 1,750 tables (docs/benchmarks.md, soak)."""
         self.lock = asyncio.Lock()
         self._timer: asyncio.TimerHandle | None = None
 
@@ -192,7 +211,7 @@ class TableRoom:
             missed = await self._events_after(last_seq or 0, self.record.seq)
             if len(missed) == gap:
                 for event in missed:
-                    await conn.send({"type": "event", "seq": event.seq, "entry": event.entry})
+                    await conn.send_encoded(event.frame, "event")
                 view = await self.adapter.view(self.record.state, seat, now, with_log=False)
                 await conn.send({"type": "view", "seq": self.record.seq, "view": view})
                 conn.seq = self.record.seq
@@ -203,12 +222,13 @@ class TableRoom:
         conn.seq = self.record.seq
         RECONNECTS.labels(mode="snapshot").inc()
 
-    async def _events_after(self, seq: int, last: int) -> list[StoredEvent]:
+    async def _events_after(self, seq: int, last: int) -> list[EncodedEvent]:
         if last <= seq:
             return []
         missed = [e for e in self.recent if seq < e.seq <= last]
         if len(missed) != last - seq:
-            missed = await self.hub.store.events_after(self.table_id, seq, last - seq)
+            stored = await self.hub.store.events_after(self.table_id, seq, last - seq)
+            missed = [EncodedEvent.of(e.seq, e.entry) for e in stored]
         return missed
 
     # Changing the table ---------------------------------------------------------------
@@ -264,6 +284,7 @@ class TableRoom:
             if notice["version"] > self.record.version:
                 await self.refresh()
             seq = notice["seq"]
+            new_event: EncodedEvent | None = None
             for index, player in enumerate(self.record.players):
                 peer = self.connections.get(player.player_id)
                 if peer is None:
@@ -276,12 +297,14 @@ class TableRoom:
                 elif notice["kind"] == "event" and peer.seq < seq:
                     view = notice["views"][index]
                     for event in await self._events_after(peer.seq, seq - 1):
-                        await peer.send({"type": "event", "seq": event.seq, "entry": event.entry})
-                    await peer.send({"type": "event", "seq": seq, "entry": notice["entry"]})
+                        await peer.send_encoded(event.frame, "event")
+                    if new_event is None:
+                        new_event = EncodedEvent.of(seq, notice["entry"])
+                    await peer.send_encoded(new_event.frame, "event")
                     await peer.send({"type": "view", "seq": seq, "view": view})
                     peer.seq = seq
             if notice["kind"] == "event":
-                self.recent.append(StoredEvent(seq, notice["entry"]))
+                self.recent.append(new_event or EncodedEvent.of(seq, notice["entry"]))
             elif notice.get("table"):  # the table itself changed (a rematch was opened)
                 await self._broadcast_table_locked()
             self._schedule_clock()
@@ -355,10 +378,15 @@ class TableRoom:
     async def _act_once(
         self, conn: Connection, player_id: str, action_id: str, action: dict[str, Any]
     ) -> str:
-        await self.refresh()
+        # One round trip tells whether another replica moved the table on (then, and only
+        # then, it is read whole) and whether this action was already applied.
+        version, earlier = await self.hub.store.version_and_reply(
+            self.table_id, player_id, action_id
+        )
+        if version is None or version > self.record.version:
+            await self.refresh()
         if self.record.status is TableStatus.OPEN:
             raise ProtocolError("not_started", id=action_id)
-        earlier = await self.hub.store.find_reply(self.table_id, player_id, action_id)
         if earlier is not None:
             await conn.send(earlier.reply)
             return "duplicate"
