@@ -82,10 +82,10 @@ bench: setup
 
 # Load and soak runs of bench/load.py (docs/benchmarks.md); not part of `make test`.
 load: setup
-	$(BIN)/python bench/load.py run --tables 1000 --think 10 --duration 120 --json var/load.json
+	$(BIN)/python bench/load.py run --tables 1500 --think 10 --duration 120 --json var/load.json
 
 soak: setup
-	$(BIN)/python bench/load.py soak --minutes 30 --tables 1400 --think 10 --max-growth-mib 64 --json var/soak.json
+	$(BIN)/python bench/load.py soak --minutes 30 --tables 1750 --think 10 --max-growth-mib 64 --json var/soak.json
 
 # Rebuilds services/lexicon/lexio_lexicon/data/ from Debian's wfrench package.
 wordlist: setup

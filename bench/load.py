@@ -23,7 +23,7 @@ Examples::
     .venv/bin/python bench/load.py run --tables 500 --think 10 --duration 120
     .venv/bin/python bench/load.py run --tables 60 --think 0 --duration 60     # the ceiling
     .venv/bin/python bench/load.py idle --connections 20000                    # idle sockets
-    .venv/bin/python bench/load.py soak --minutes 30 --tables 400              # make soak
+    .venv/bin/python bench/load.py soak --minutes 30 --tables 1750             # make soak
 
 ``--check`` makes the exit status say whether the run was clean (no error, every game
 completed, RSS growth within ``--max-growth-mib`` per service for ``soak``).
