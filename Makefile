@@ -82,7 +82,7 @@ bench: setup
 
 # Load and soak runs of bench/load.py (docs/benchmarks.md); not part of `make test`.
 load: setup
-	$(BIN)/python bench/load.py run --tables 1500 --think 10 --duration 120 --json var/load.json
+	$(BIN)/python bench/load.py run --tables 750 --think 10 --ramp 300 --warmup 300 --duration 120 --json var/load.json
 
 soak: setup
 	$(BIN)/python bench/load.py soak --minutes 30 --tables 1750 --think 10 --max-growth-mib 64 --json var/soak.json

@@ -21,6 +21,8 @@ finished (``--finish play|pass|none``) within ``--drain`` seconds. Everything st
 Examples::
 
     .venv/bin/python bench/load.py run --tables 500 --think 10 --duration 120
+    .venv/bin/python bench/load.py run --tables 750 --think 10 --ramp 300 --warmup 300 \
+        --duration 120                                      # steady state: make load
     .venv/bin/python bench/load.py run --tables 60 --think 0 --duration 60     # the ceiling
     .venv/bin/python bench/load.py idle --connections 20000                    # idle sockets
     .venv/bin/python bench/load.py soak --minutes 30 --tables 1750             # make soak

@@ -146,6 +146,8 @@ def test_rematch_opens_a_new_table_for_the_same_people(
                     break
                 await asyncio.sleep(0.02)
             assert lobby_table.state.value == "closed"
+            # Nobody watches the finished game any more: it left the gateway's memory.
+            assert old_table not in gateway.hub.rooms
 
     loop_thread.run(scenario(), timeout=30)
 
