@@ -35,6 +35,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_serving(
+    address: str,
+    service: str,
+    process: subprocess.Popen[bytes],
+    *,
+    what: str,
+    timeout: float = 60,
+) -> None:
+    """Until the gRPC health of ``service`` at ``address`` says SERVING; RuntimeError (naming
+    ``what``) if ``process`` exits first or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"{what} exited with {process.returncode}")
+            try:
+                request = health_pb2.HealthCheckRequest(service=service)
+                if stub.Check(request, timeout=1).status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            time.sleep(0.05)
+    raise RuntimeError(f"{what} not serving after {timeout} s")
+
+
 class ServiceProcess:
     """A real Lexio service (its console script) on 127.0.0.1, ready once its health serves."""
 
@@ -55,24 +81,8 @@ class ServiceProcess:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def _wait_serving(self, service: str, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        with grpc.insecure_channel(self.address) as channel:
-            stub = health_pb2_grpc.HealthStub(channel)
-            while time.monotonic() < deadline:
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"{service} exited with {self.process.returncode}")
-                try:
-                    request = health_pb2.HealthCheckRequest(service=service)
-                    if (
-                        stub.Check(request, timeout=1).status
-                        == health_pb2.HealthCheckResponse.SERVING
-                    ):
-                        return
-                except grpc.RpcError:
-                    pass
-                time.sleep(0.05)
-        raise RuntimeError(f"{service} not serving after {timeout} s")
+    def _wait_serving(self, service: str) -> None:
+        wait_serving(self.address, service, self.process, what=service)
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)

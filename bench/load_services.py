@@ -24,9 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-import grpc
-from benchlib import free_port
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from benchlib import free_port, wait_serving
 
 GAME_TURN_SECONDS = 120
 
@@ -75,21 +73,9 @@ class Service:
         return self.process.returncode
 
 
-def _wait_grpc(service: Service, health_name: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(service.address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline:
-            if service.process.poll() is not None:
-                raise RuntimeError(f"{service.name} exited: see {service.log_path}")
-            try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(service=health_name), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            time.sleep(0.05)
-    raise RuntimeError(f"{service.name} not serving after {timeout} s")
+def _wait_grpc(service: Service, health_name: str) -> None:
+    what = f"{service.name} (log: {service.log_path})"
+    wait_serving(service.address, health_name, service.process, what=what)
 
 
 def _wait_http(service: Service, path: str, timeout: float = 60) -> None:
