@@ -10,7 +10,7 @@ ordinary synchronous stubs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
@@ -281,3 +281,25 @@ def names(table: pb.Table) -> list[str]:
 
 def players(table: pb.Table) -> list[str]:
     return [seat.player_id for seat in table.seats]
+
+
+def race_joins(
+    stubs: Sequence[lobby_pb2_grpc.LobbyStub], invite_code: str, players: int = 20
+) -> tuple[list[int], list[str]]:
+    """``players`` joins sent at once, round-robin over ``stubs`` (each player its own caller):
+    the seats they were given, and the details of the refusals."""
+    futures = [
+        stubs[i % len(stubs)].JoinTable.future(
+            pb.JoinTableRequest(invite_code=invite_code, player_id=f"r{i}", display_name=f"R{i}"),
+            metadata=(("x-lexio-caller", f"c{i}"),),
+            timeout=10,
+        )
+        for i in range(players)
+    ]
+    seats, refused = [], []
+    for future in futures:
+        try:
+            seats.append(future.result().seat)
+        except grpc.RpcError as e:
+            refused.append(e.details())
+    return seats, refused

@@ -16,6 +16,7 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lexio_testing import RedisServer, free_port
+from lobby_fixtures import race_joins
 
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio.lobby.v1 import lobby_pb2_grpc
@@ -127,22 +128,7 @@ def test_two_processes_on_one_redis_race_twenty_joins_for_three_seats(
             created = stubs[0].CreateTable(
                 pb.CreateTableRequest(game="cards", player_id="p0", display_name="Ana"), timeout=5
             )
-            futures = [
-                stubs[i % 2].JoinTable.future(
-                    pb.JoinTableRequest(
-                        invite_code=created.invite_code, player_id=f"r{i}", display_name="R"
-                    ),
-                    metadata=(("x-lexio-caller", f"c{i}"),),
-                    timeout=10,
-                )
-                for i in range(20)
-            ]
-            seats, refused = [], []
-            for future in futures:
-                try:
-                    seats.append(future.result().seat)
-                except grpc.RpcError as e:
-                    refused.append(e.details())
+            seats, refused = race_joins(stubs, created.invite_code)
             assert sorted(seats) == [1, 2, 3]
             assert refused == ["table_full"] * 17
             table_id = created.table.table_id

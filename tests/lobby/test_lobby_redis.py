@@ -26,6 +26,7 @@ from lobby_fixtures import (
     LobbyHarness,
     lobby_config,
     players,
+    race_joins,
     redis_tables,
     refusal,
 )
@@ -85,22 +86,7 @@ def test_twenty_joins_racing_through_two_replicas_fill_three_seats(
 ) -> None:
     a, b = replicas
     created = a.create()
-    futures = [
-        (a, b)[i % 2].stub.JoinTable.future(
-            pb.JoinTableRequest(
-                invite_code=created.invite_code, player_id=f"r{i}", display_name=f"R{i}"
-            ),
-            metadata=(("x-lexio-caller", f"c{i}"),),
-            timeout=10,
-        )
-        for i in range(20)
-    ]
-    seats, refused = [], []
-    for future in futures:
-        try:
-            seats.append(future.result().seat)
-        except grpc.RpcError as e:
-            refused.append(e.details())
+    seats, refused = race_joins([a.stub, b.stub], created.invite_code)
     assert sorted(seats) == [1, 2, 3]
     assert refused == ["table_full"] * 17
     for replica in (a, b):

@@ -20,6 +20,7 @@ from lobby_fixtures import (
     backend_config,
     names,
     players,
+    race_joins,
     refusal,
 )
 
@@ -347,22 +348,7 @@ def test_no_rpc_enumerates_tables() -> None:
 def test_concurrent_joins_never_overfill_a_table(lobby: LobbyHarness) -> None:
     """Twenty players race for three free seats: three get distinct seats, the rest table_full."""
     created = lobby.create()
-    futures = [
-        lobby.stub.JoinTable.future(
-            pb.JoinTableRequest(
-                invite_code=created.invite_code, player_id=f"r{i}", display_name=f"R{i}"
-            ),
-            metadata=(("x-lexio-caller", f"c{i}"),),
-            timeout=10,
-        )
-        for i in range(20)
-    ]
-    seats, refused = [], []
-    for future in futures:
-        try:
-            seats.append(future.result().seat)
-        except grpc.RpcError as e:
-            refused.append(e.details())
+    seats, refused = race_joins([lobby.stub], created.invite_code)
     assert sorted(seats) == [1, 2, 3]
     assert refused == ["table_full"] * 17
     table = lobby.get(created.table.table_id).table
