@@ -28,10 +28,17 @@ def bot(seed: int = 0) -> Bot:
 
 
 @asynccontextmanager
-async def seated_table(url: str, names: Sequence[str]) -> AsyncIterator[list[GatewayClient]]:
-    """The first name creates a table, the others join it by its code; nobody has started."""
+async def seated_table(
+    url: str | Sequence[str], names: Sequence[str]
+) -> AsyncIterator[list[GatewayClient]]:
+    """The first name creates a table, the others join it by its code; nobody has started.
+    Several URLs (gateway replicas): each player connects to the next one in turn."""
+    urls = [url] if isinstance(url, str) else list(url)
     async with AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(GatewayClient.connect(url)) for _ in names]
+        clients = [
+            await stack.enter_async_context(GatewayClient.connect(urls[i % len(urls)]))
+            for i in range(len(names))
+        ]
         await clients[0].create(names[0])
         code = clients[0].table["code"]
         for client, name in zip(clients[1:], names[1:], strict=True):
@@ -48,7 +55,9 @@ async def started_table(clients: Sequence[GatewayClient]) -> None:
 
 
 @asynccontextmanager
-async def started_game(url: str, names: Sequence[str]) -> AsyncIterator[list[GatewayClient]]:
+async def started_game(
+    url: str | Sequence[str], names: Sequence[str]
+) -> AsyncIterator[list[GatewayClient]]:
     """A seated table (see :func:`seated_table`) whose host has started the game."""
     async with seated_table(url, names) as clients:
         await started_table(clients)

@@ -15,6 +15,7 @@ from gateway_play import (
     play_one_turn,
     play_to_the_end,
     seated_table,
+    started_game,
     started_table,
     to_play,
 )
@@ -61,14 +62,7 @@ def test_one_table_across_two_replicas_plays_to_the_end(
     assert first.hub.store.shared and first.hub.replica != second.hub.replica
 
     async def scenario() -> None:
-        async with (
-            GatewayClient.connect(first.url) as ana,
-            GatewayClient.connect(second.url) as bruno,
-        ):
-            await ana.create("Ana")
-            await bruno.join(ana.table["code"], "Bruno")
-            await ana.wait_for(lambda f: f["type"] == "table" and len(f["seats"]) == 2)
-            await started_table([ana, bruno])
+        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
             await play_to_the_end([ana, bruno], bot(3))
             assert ana.view["ending"] == bruno.view["ending"]
             assert ana.view["ending"]["cause"] == "rack_emptied"
@@ -120,14 +114,7 @@ def test_the_turn_clock_fires_once_with_every_replica_holding_the_table(
     first, second = gateway_factory(turn_seconds=1.0), gateway_factory(turn_seconds=1.0)
 
     async def scenario() -> None:
-        async with (
-            GatewayClient.connect(first.url) as ana,
-            GatewayClient.connect(second.url) as bruno,
-        ):
-            await ana.create("Ana")
-            await bruno.join(ana.table["code"], "Bruno")
-            await ana.wait_for(lambda f: f["type"] == "table" and len(f["seats"]) == 2)
-            await started_table([ana, bruno])
+        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
             await bruno.wait_view(3, timeout=10)
             await asyncio.sleep(0.3)
             passes = [(e["seat"], e["cause"]) for e in bruno.log]
@@ -319,14 +306,8 @@ def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
         )
 
         async def scenario() -> None:
-            async with (
-                GatewayClient.connect(first.url) as ana,
-                GatewayClient.connect(second.url) as bruno,
-            ):
-                await ana.create("Ana")  # through lobby 1
-                await bruno.join(ana.table["code"], "Bruno")  # through lobby 2
-                await ana.wait_for(lambda f: f["type"] == "table" and len(f["seats"]) == 2)
-                await started_table([ana, bruno])
+            # Ana creates through the first lobby, Bruno joins through the second.
+            async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
                 await play_to_the_end([ana, bruno], bot(3))
                 assert ana.view["ending"] == bruno.view["ending"]
                 assert ana.log == bruno.log and len(ana.log) == ana.seq
