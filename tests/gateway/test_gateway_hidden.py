@@ -94,12 +94,36 @@ _JSON = st.recursive(
     ),
     max_leaves=12,
 )
+# Valid JSON that Python reads badly: integers past its 4,300-digit limit, NaN, infinity.
+_HOSTILE_NUMBERS = st.sampled_from(["9" * 4301, "-" + "1" * 50, "NaN", "-Infinity", "1e999"])
 _TYPES = st.sampled_from(
     ["hello", "create", "join", "leave", "start", "act", "preview", "rematch", "ping", "nope"]
+)
+# Actions whose parts are the wrong kind of thing: lists where objects go, and the reverse.
+_ACTION_PART = st.one_of(
+    st.just([]), st.just({}), st.lists(_JSON, max_size=2), _JSON, st.just([[]]), st.just([{}])
+)
+_ACTIONS = st.one_of(
+    st.dictionaries(st.sampled_from(["place", "exchange", "pass_turn"]), _ACTION_PART, max_size=2),
+    st.builds(lambda tiles: {"place": {"tiles": tiles}}, _ACTION_PART),
+    st.builds(
+        lambda row: {"place": {"tiles": [{"row": row, "col": 6, "letter": "A"}]}},
+        st.sampled_from([6.0, True, [], {}, "6", None]),
+    ),
 )
 _FRAMES = st.one_of(
     st.text(max_size=60),
     _JSON.map(json.dumps),
+    st.builds(
+        lambda kind, number: f'{{"type": "{kind}", "id": "n", "protocol": {number}}}',
+        _TYPES,
+        _HOSTILE_NUMBERS,
+    ),
+    st.builds(
+        lambda kind, action: json.dumps({"type": kind, "id": "x", "action": action}),
+        st.sampled_from(["act", "preview"]),
+        _ACTIONS,
+    ),
     st.builds(
         lambda kind, fields: json.dumps({**fields, "type": kind}),
         _TYPES,

@@ -42,6 +42,30 @@ async def _error_for(client: GatewayClient, raw: str) -> dict[str, Any]:
         ('{"type": "start", "id": "s1"}', "game_started"),
         ('{"type": "rematch", "id": "r1"}', "not_over"),
         ('{"type": "hello", "protocol": 99}', "protocol_version"),
+        # Issue 12: a list where an object is expected, numbers that are not integers.
+        ('{"type": "act", "id": "a6", "action": {"pass_turn": []}}', "bad_action"),
+        ('{"type": "act", "id": "a7", "action": {"place": []}}', "bad_action"),
+        ('{"type": "act", "id": "a8", "action": {"place": {"tiles": [[]]}}}', "bad_action"),
+        ('{"type": "act", "id": "a9", "action": {"exchange": []}}', "bad_action"),
+        (
+            '{"type": "act", "id": "b1", "action": {"place": {"tiles": '
+            '[{"row": 6.0, "col": 6, "letter": "A"}]}}}',
+            "bad_action",
+        ),
+        (
+            '{"type": "act", "id": "b2", "action": {"place": {"tiles": '
+            '[{"row": true, "col": 6, "letter": "A"}]}}}',
+            "bad_action",
+        ),
+        ('{"type": "act", "id": "b3", "action": {"pass_turn": {"cause": "clock"}}}', "bad_action"),
+        ('{"type": "preview", "id": "b4", "action": {"place": []}}', "bad_action"),
+        # Issue 12: valid JSON this server does not read: huge integers, NaN, infinity.
+        ('{"type": "act", "id": "b5", "n": ' + "9" * 4301 + "}", "bad_json"),
+        ('{"type": "act", "id": "b6", "n": ' + "1" * 40 + "}", "bad_json"),
+        ('{"type": "act", "id": "b7", "n": NaN}', "bad_json"),
+        ('{"type": "act", "id": "b8", "n": 1e999}', "bad_json"),
+        ('{"type": "hello", "protocol": true}', "protocol_version"),
+        ('{"type": "hello", "protocol": 1.0}', "protocol_version"),
     ],
 )
 def test_bad_frames_get_a_stable_error_and_change_nothing(
@@ -59,6 +83,40 @@ def test_bad_frames_get_a_stable_error_and_change_nothing(
             await ana.pass_turn()  # the connection and the game go on
             await bruno.wait_view(1)
             assert [e["kind"] for e in bruno.log] == ["pass"]
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"type": "hello", "protocol": ' + "1" * 4301 + "}",
+        '{"type": "hello", "protocol": true}',
+        '{"type": "hello", "protocol": 1.0}',
+        '{"type": "hello", "protocol": "1"}',
+    ],
+)
+def test_a_hello_that_is_not_exactly_version_1_gets_no_welcome(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, raw: str
+) -> None:
+    """Before hello too: a bad-input code, never ``internal``; the connection stays usable."""
+    gateway = gateway_factory()
+
+    async def scenario() -> None:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"{gateway.url}/ws") as ws,
+        ):
+            await ws.send_str(raw)
+            error = json.loads((await ws.receive()).data)
+            assert error["type"] == "error"
+            assert error["code"] in ("bad_json", "protocol_version")
+            if error["code"] == "protocol_version":
+                assert error["supported"] == 1
+            await ws.send_str(json.dumps({"type": "ping"}))
+            assert json.loads((await ws.receive()).data)["code"] == "hello_first"
+            await ws.send_str(json.dumps({"type": "hello", "protocol": 1}))
+            assert json.loads((await ws.receive()).data)["type"] == "welcome"
 
     loop_thread.run(scenario(), timeout=30)
 
@@ -176,6 +234,61 @@ def test_websocket_from_another_site_is_refused(
             assert same_site.games == {"lexio": True}
 
     loop_thread.run(scenario(), timeout=30)
+
+
+def test_a_websocket_without_origin_is_a_program_and_accepted_unless_required(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """Browsers always send Origin; `lexio play` and bots send none (docs/protocol.md).
+    LEXIO_GATEWAY_REQUIRE_ORIGIN=1 refuses them too."""
+    lenient, strict = gateway_factory(), gateway_factory(require_origin=True)
+
+    async def scenario() -> None:
+        async with GatewayClient.connect(lenient.url) as program:
+            assert program.games == {"lexio": True}
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            async with GatewayClient.connect(strict.url):
+                pass
+        assert refused.value.status == 403
+        async with GatewayClient.connect(strict.url, origin=strict.url) as browser:
+            assert browser.games == {"lexio": True}
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_the_require_origin_setting_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert not GatewayConfig().require_origin
+    monkeypatch.setenv("LEXIO_GATEWAY_REQUIRE_ORIGIN", "1")
+    assert GatewayConfig.from_env().require_origin
+
+
+def test_rate_limited_answers_say_how_long_to_wait(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """The lobby's join limit (10 unknown codes per 10 minutes per address) and the socket's
+    frame limit both tell the client when to try again, in whole seconds."""
+    gateway = gateway_factory()
+
+    async def scenario() -> None:
+        async with GatewayClient.connect(gateway.url) as guesser:
+            for n in range(10):
+                with server_error("unknown_code"):
+                    await guesser.join(f"ZZZZ{'23456789AB'[n]}-ZZZZZ", "Eve")
+            seen = guesser.received
+            await guesser.send({"type": "join", "id": "j11", "code": "ZZZZZ-ZZZZZ", "name": "Eve"})
+            error = await guesser.wait_for(lambda f: f.get("id") == "j11", since=seen)
+            assert error["code"] == "rate_limited"
+            assert type(error["retry_after"]) is int and 500 <= error["retry_after"] <= 600
+        async with GatewayClient.connect(gateway.url) as flooder:
+            for _ in range(60):
+                await flooder.send({"type": "ping"})
+            await asyncio.sleep(0.3)
+            limited = [f for f in flooder.frames if f.get("code") == "rate_limited"]
+            assert limited and all(f["retry_after"] == 1 for f in limited)
+
+    loop_thread.run(scenario(), timeout=60)
 
 
 def test_http_routes_carry_security_headers_and_metrics(

@@ -33,6 +33,9 @@ class GatewayConfig:
     """permessage-deflate: off by default, see docs/benchmarks.md (memory per connection)."""
     trust_forwarded_for: bool = False
     """Behind a trusted proxy, the client's address comes from X-Forwarded-For."""
+    require_origin: bool = False
+    """Refuse WebSockets without an Origin header (programs such as ``lexio play`` send none;
+    browsers always do, so this is not needed against cross-site pages)."""
 
     @classmethod
     def from_env(cls) -> GatewayConfig:
@@ -60,4 +63,5 @@ class GatewayConfig:
             redis_url=env_str("LEXIO_REDIS_URL", ""),
             ws_compress=env_str("LEXIO_GATEWAY_WS_COMPRESS", "") == "1",
             trust_forwarded_for=env_str("LEXIO_GATEWAY_TRUST_FORWARDED_FOR", "") == "1",
+            require_origin=env_str("LEXIO_GATEWAY_REQUIRE_ORIGIN", "") == "1",
         )

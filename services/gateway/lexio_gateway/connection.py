@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -41,6 +42,12 @@ class TokenBucket:
             return False
         self._tokens -= 1
         return True
+
+    def retry_after(self) -> int:
+        """Whole seconds (at least 1) until :meth:`take` succeeds again: what a refused
+        client is told to wait."""
+        missing = max(0.0, 1 - self._tokens)
+        return max(1, math.ceil(missing / self._rate))
 
 
 class Connection:

@@ -66,6 +66,57 @@ class GameAdapter(Protocol):
     ) -> dict[str, Any]: ...
 
 
+def _is_int(value: object) -> bool:
+    return type(value) is int  # not bool (True == 1), not float (1.0 == 1)
+
+
+def _check_tile(tile: object) -> None:
+    if not isinstance(tile, dict) or not {"row", "col", "letter"} <= tile.keys() <= {
+        "row",
+        "col",
+        "letter",
+        "blank",
+    }:
+        raise BadActionError("a tile is an object with row, col, letter and blank?")
+    if not (_is_int(tile["row"]) and _is_int(tile["col"]) and isinstance(tile["letter"], str)):
+        raise BadActionError("a tile's row and col are integers, its letter a string")
+    if not isinstance(tile.get("blank", False), bool):
+        raise BadActionError("a tile's blank is true or false")
+
+
+def check_action_shape(action: object) -> None:
+    """The JSON shape of a Lexio action, checked before protobuf sees it: ParseDict reads
+    ``[]`` as an empty message and ``1.0`` or ``true`` where an integer is expected, which
+    would let a malformed frame through as a legal pass.
+
+    >>> check_action_shape({"pass_turn": {}})
+    >>> check_action_shape({"pass_turn": []})
+    Traceback (most recent call last):
+    ...
+    lexio_gateway.games.BadActionError: pass_turn is an empty object
+    """
+    if not isinstance(action, dict) or len(action) != 1:
+        raise BadActionError("an action is an object with one of place, exchange, pass_turn")
+    kind, body = next(iter(action.items()))
+    if kind == "pass_turn":
+        if not isinstance(body, dict) or body:
+            raise BadActionError("pass_turn is an empty object")
+    elif kind == "exchange":
+        if not isinstance(body, dict) or body.keys() != {"tiles"}:
+            raise BadActionError("exchange is an object with tiles")
+        if not isinstance(body["tiles"], str):
+            raise BadActionError("exchange's tiles are a string of letters")
+    elif kind == "place":
+        if not isinstance(body, dict) or body.keys() != {"tiles"}:
+            raise BadActionError("place is an object with tiles")
+        if not isinstance(body["tiles"], list):
+            raise BadActionError("place's tiles are a list")
+        for tile in body["tiles"]:
+            _check_tile(tile)
+    else:
+        raise BadActionError("an action is one of place, exchange, pass_turn")
+
+
 _UNAVAILABLE: Final = frozenset(
     {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
 )
@@ -107,8 +158,7 @@ class LexioAdapter:
     @staticmethod
     def _action(action: dict[str, Any]) -> pb.Action:
         """A player's action; a pass is always the player's own (only the table times out)."""
-        if not isinstance(action, dict) or len(action) != 1:
-            raise BadActionError("an action is an object with one of place, exchange, pass_turn")
+        check_action_shape(action)
         try:
             message = json_format.ParseDict(action, pb.Action())
         except json_format.ParseError as e:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 import unicodedata
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 PROTOCOL_VERSION: Final = 1
 MAX_FRAME_BYTES: Final = 16 * 1024
 MAX_ID_LENGTH: Final = 64
 MAX_NAME_LENGTH: Final = 24
+MAX_NUMBER_DIGITS: Final = 32
+"""No field of the protocol needs a longer number; Python would spend time on (and, past 4,300
+digits, refuse) a huge integer, so a frame holding one is refused before it is converted."""
 
 CLIENT_TYPES: Final = frozenset(
     {"hello", "create", "join", "leave", "start", "act", "preview", "rematch", "ping"}
@@ -25,11 +29,43 @@ class ProtocolError(Exception):
         self.params = params
 
 
+def _refuse_number(text: str) -> NoReturn:
+    raise ProtocolError("bad_json", reason="number")
+
+
+def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        _refuse_number(text)
+    return int(text)
+
+
+def _real(text: str) -> float:
+    value = float(text)
+    if len(text) > 2 * MAX_NUMBER_DIGITS or not math.isfinite(value):
+        _refuse_number(text)  # 1e999 would become infinity
+    return value
+
+
+_DECODER: Final = json.JSONDecoder(
+    parse_int=_integer,
+    parse_float=_real,
+    parse_constant=_refuse_number,  # NaN and Infinity are not JSON, although Python reads them
+)
+
+
 def parse_frame(text: str) -> dict[str, Any]:
-    """A client frame as a dict with a known ``type``; ProtocolError otherwise."""
+    """A client frame as a dict with a known ``type``; ProtocolError otherwise.
+
+    >>> parse_frame('{"type": "ping"}')
+    {'type': 'ping'}
+    >>> parse_frame('{"type": "act", "n": ' + "9" * 5000 + "}")
+    Traceback (most recent call last):
+    ...
+    lexio_gateway.protocol.ProtocolError: bad_json
+    """
     try:
-        frame = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        frame = _DECODER.decode(text)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         raise ProtocolError("bad_json") from None
     if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
         raise ProtocolError("bad_frame", field="type")

@@ -44,7 +44,9 @@ def _room(conn: Connection, action_id: str | None = None) -> TableRoom:
 
 
 async def _hello(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
-    if frame.get("protocol") != PROTOCOL_VERSION:
+    # `type` and not `==`: true == 1 and 1.0 == 1 in Python, and neither is the version 1.
+    protocol = frame.get("protocol")
+    if type(protocol) is not int or protocol != PROTOCOL_VERSION:
         raise ProtocolError("protocol_version", supported=PROTOCOL_VERSION)
     conn.welcomed = True
     await conn.send(
@@ -156,8 +158,8 @@ async def handle_frame(hub: TableHub, conn: Connection, text: str) -> None:
         frame_id = frame.get("id")
         if not conn.bucket.take():
             # After parsing (frames are at most 16 KiB) so the refusal names the request:
-            # the client knows which action to send again.
-            raise ProtocolError("rate_limited")
+            # the client knows which action to send again, and when.
+            raise ProtocolError("rate_limited", retry_after=conn.bucket.retry_after())
         if not conn.welcomed and frame["type"] != "hello":
             raise ProtocolError("hello_first")
         await HANDLERS[frame["type"]](hub, conn, frame)
@@ -179,10 +181,13 @@ async def handle_frame(hub: TableHub, conn: Connection, text: str) -> None:
         await conn.send(error)
 
 
-def _origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
+def _origin_allowed(request: web.Request, allowed: tuple[str, ...], require: bool) -> bool:
     origin = request.headers.get("Origin")
     if origin is None:
-        return True  # not a browser: no cross-site hijacking to fear
+        # Every browser sends Origin on a WebSocket handshake, so a request without one is not
+        # a page of another site riding a player's session (what the check is for): it is a
+        # program (`lexio play`, a bot), which could forge any header anyway.
+        return not require
     origin = origin.rstrip("/")
     if allowed:
         return origin in allowed
@@ -198,7 +203,7 @@ def _caller(request: web.Request, trust_forwarded_for: bool) -> str:
 async def websocket(request: web.Request) -> web.StreamResponse:
     config = request.app[keys.CONFIG]
     hub = request.app[keys.HUB]
-    if not _origin_allowed(request, config.origins):
+    if not _origin_allowed(request, config.origins, config.require_origin):
         raise web.HTTPForbidden(text="origin not allowed")
     ws = web.WebSocketResponse(
         heartbeat=config.heartbeat,
