@@ -8,10 +8,17 @@ the first call after a Redis restart fails although Redis is back.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
 from redis.maint_notifications import MaintNotificationsConfig
+
+T = TypeVar("T")
 
 
 def connect(
@@ -31,3 +38,20 @@ def connect(
         maint_notifications_config=MaintNotificationsConfig(enabled=False),
         client_name=name,
     )
+
+
+async def guard(call: Awaitable[T], unavailable: type[Exception]) -> T:
+    """Await ``call``; any Redis or socket failure becomes ``unavailable`` (the service's own
+    "the store cannot answer now"), so callers have one error to handle. That includes
+    redis-py's ``BusyLoadingError`` while a restarted Redis loads its data.
+
+    Except in a task being cancelled: redis-py (8.1) sometimes reports a cancelled call as a
+    ConnectionError, which would lose the cancellation (a stopping service would wait for ever
+    on a loop that thinks Redis is down)."""
+    try:
+        return await call
+    except (RedisError, OSError) as e:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise asyncio.CancelledError from e
+        raise unavailable(f"redis: {e}") from e

@@ -21,6 +21,7 @@ from lexio_common.grpc_service import (
     wait_for_shutdown_signal,
 )
 from lexio_common.logging import setup_logging
+from lexio_common.supervise import supervise
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
 from lexio_engine.servicer import EngineServicer
 from lexio_rules import DEFAULT_TURN_SECONDS
@@ -85,7 +86,9 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
         register=lambda s: engine_pb2_grpc.add_EngineServicer_to_server(servicer, s),
         service_names=[ENGINE_SERVICE],
     )
-    mirror = asyncio.create_task(mirror_lexicon_health(channel, running.set_serving))
+    mirror = asyncio.create_task(
+        supervise("lexicon_health", lambda: mirror_lexicon_health(channel, running.set_serving))
+    )
     log.info(
         "engine listening",
         extra={"host": config.host, "port": running.port, "lexicon": config.lexicon_address},

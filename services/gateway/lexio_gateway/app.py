@@ -16,6 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from lexio_common import redis_client
+from lexio_common.supervise import supervise
 from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
@@ -31,7 +32,6 @@ log = logging.getLogger(__name__)
 
 STATIC: Final = Path(__file__).parent / "static"
 LOBBY_SERVICE: Final = "lexio.lobby.v1.Lobby"
-KEEP_ALIVE_SECONDS: Final = 2.0
 
 SECURITY_HEADERS: Final = {
     "Content-Security-Policy": (
@@ -74,8 +74,19 @@ async def healthz(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
 
+def _not_ready(reason: str) -> web.Response:
+    return web.json_response({"status": "not_ready", "reason": reason}, status=503)
+
+
 async def readyz(request: web.Request) -> web.Response:
+    """Ready when this replica can play: its store answers, its bus hears the other replicas
+    (a deaf replica would keep players one move behind), and the lobby answers."""
     config = request.app[keys.CONFIG]
+    hub = request.app[keys.HUB]
+    if not await hub.store.ping():
+        return _not_ready("store")
+    if not hub.bus.healthy:
+        return _not_ready("bus")
     try:
         async with grpc.aio.insecure_channel(config.lobby_address) as channel:
             reply = await health_pb2_grpc.HealthStub(channel).Check(
@@ -85,7 +96,7 @@ async def readyz(request: web.Request) -> web.Response:
     except grpc.aio.AioRpcError:
         ready = False
     if not ready:
-        return web.json_response({"status": "not_ready", "reason": "lobby"}, status=503)
+        return _not_ready("lobby")
     return web.json_response({"status": "ready"})
 
 
@@ -136,9 +147,13 @@ def _services(
         )
         app[keys.HUB] = hub
         resumed = await hub.recover()
-        background = [asyncio.create_task(bus.run(hub.on_notice))]
+        background = [asyncio.create_task(supervise("bus", lambda: bus.run(hub.on_notice)))]
         if store.shared:
-            background.append(asyncio.create_task(hub.keep_alive(KEEP_ALIVE_SECONDS)))
+            background.append(
+                asyncio.create_task(
+                    supervise("keep_alive", lambda: hub.keep_alive(hub.settings.keep_alive))
+                )
+            )
         log.info(
             "gateway ready",
             extra={

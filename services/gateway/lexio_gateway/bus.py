@@ -13,11 +13,15 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
+
+from lexio_common.supervise import being_cancelled
+from lexio_gateway.metrics import BUS_CONNECTED, BUS_LAST_NOTICE_AGE, BUS_RECONNECTS
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +31,11 @@ CHANNEL: Final = "lexio:gw:bus"
 
 
 class Bus(Protocol):
+    @property
+    def healthy(self) -> bool:
+        """Whether this replica hears every commit now (readiness)."""
+        ...
+
     async def publish(self, notice: Notice) -> None: ...
 
     async def run(self, handler: Handler) -> None:
@@ -39,8 +48,11 @@ class Bus(Protocol):
 class LocalBus:
     """One process: notices go through a queue, delivered in order by one task."""
 
+    healthy = True
+
     def __init__(self) -> None:
         self._queue: asyncio.Queue[Notice] = asyncio.Queue()
+        BUS_CONNECTED.set(1)
 
     async def publish(self, notice: Notice) -> None:
         self._queue.put_nowait(notice)
@@ -60,11 +72,45 @@ class LocalBus:
 class RedisBus:
     """Several replicas: Redis pub/sub on one channel. Pub/sub keeps nothing for a subscriber
     that is away, so after every (re)subscription the handler gets ``resync`` and catches up
-    from the store, which does keep every event."""
+    from the store, which does keep every event.
 
-    def __init__(self, client: aioredis.Redis, retry_max: float = 2.0) -> None:
+    Nothing ends :meth:`run` but cancellation: a lost connection, a failed resync (Redis
+    answers SUBSCRIBE while it is still loading its data, and reads only later) or a failed
+    notice is logged and retried with backoff. :attr:`healthy` says whether this replica hears
+    the others now: subscribed, and caught up since."""
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        retry_min: float = 0.1,
+        retry_max: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._client = client
+        self._retry_min = retry_min
         self._retry_max = retry_max
+        self._clock = clock
+        self._healthy = False
+        self._subscriptions = 0
+        self.last_notice_at: float | None = None
+        """When the last message of the channel arrived (``clock`` time), or None."""
+        BUS_CONNECTED.set(0)
+        BUS_LAST_NOTICE_AGE.set_function(self._notice_age)
+
+    @property
+    def healthy(self) -> bool:
+        return self._healthy
+
+    def _notice_age(self) -> float:
+        if self.last_notice_at is None:
+            return float("nan")
+        return self._clock() - self.last_notice_at
+
+    def _set_healthy(self, healthy: bool) -> None:
+        if healthy != self._healthy:
+            log.info("bus healthy" if healthy else "bus down", extra={"healthy": healthy})
+        self._healthy = healthy
+        BUS_CONNECTED.set(int(healthy))
 
     async def close(self) -> None:
         await self._client.aclose()
@@ -72,29 +118,71 @@ class RedisBus:
     async def publish(self, notice: Notice) -> None:
         try:
             await self._client.publish(CHANNEL, json.dumps(notice))
-        except RedisError as e:
+        except (RedisError, OSError) as e:
             # A lost notice is repaired by the next resync or the next event of the table.
             log.warning("publish failed", extra={"kind": notice.get("kind"), "error": str(e)})
 
     async def run(self, handler: Handler) -> None:
-        delay = 0.1
+        delay = self._retry_min
         while True:
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(CHANNEL)
-                delay = 0.1
-                await handler({"kind": "resync"})
+                self._subscriptions += 1
+                if self._subscriptions > 1:
+                    BUS_RECONNECTS.inc()
+                await self._resync(handler)
+                self._set_healthy(True)
+                delay = self._retry_min
                 async for message in pubsub.listen():
+                    self.last_notice_at = self._clock()
                     if message["type"] != "message":
                         continue
                     try:
                         await handler(json.loads(message["data"]))
+                    except asyncio.CancelledError:
+                        raise
                     except Exception:
-                        log.exception("notice failed")
-            except (RedisError, OSError) as e:
-                log.warning("bus disconnected", extra={"error": str(e), "retry_s": delay})
+                        if being_cancelled():
+                            raise asyncio.CancelledError from None
+                        # This notice may be lost for some seats: catch them up from the store.
+                        log.exception("notice failed: resync")
+                        self._set_healthy(False)
+                        await self._resync(handler)
+                        self._set_healthy(True)
+                log.warning("bus unsubscribed", extra={"retry_s": delay})
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                if being_cancelled():
+                    raise asyncio.CancelledError from None
+                log.warning(
+                    "bus disconnected",
+                    extra={"error": f"{type(e).__name__}: {e}", "retry_s": delay},
+                )
             finally:
-                with contextlib.suppress(RedisError, OSError):
+                self._set_healthy(False)
+                with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]  # untyped upstream
+            await asyncio.sleep(delay)
+            delay = min(self._retry_max, delay * 2)
+
+    async def _resync(self, handler: Handler) -> None:
+        """Catch up from the store, until that succeeds: right after a restart Redis accepts
+        the subscription but answers reads with LOADING for a while."""
+        delay = self._retry_min
+        while True:
+            try:
+                await handler({"kind": "resync"})
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                if being_cancelled():
+                    raise asyncio.CancelledError from None
+                log.warning(
+                    "resync failed",
+                    extra={"error": f"{type(e).__name__}: {e}", "retry_s": delay},
+                )
             await asyncio.sleep(delay)
             delay = min(self._retry_max, delay * 2)

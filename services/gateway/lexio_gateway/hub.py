@@ -12,13 +12,14 @@ from typing import Any
 
 from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
-from lexio_gateway.games import GameAdapter
+from lexio_gateway.games import GameAdapter, GameUnavailableError
 from lexio_gateway.lobby_client import LobbyClient, LobbyError, LobbyTable
 from lexio_gateway.metrics import ACTIVE_TABLES
 from lexio_gateway.protocol import ProtocolError
 from lexio_gateway.records import SeatToken, TableRecord, TableStatus
 from lexio_gateway.room import (
     CLOSE_SERVICE_RESTART,
+    UNKNOWN_REPLICA,
     EncodedEvent,
     TableRoom,
     TableSettings,
@@ -82,9 +83,19 @@ class TableHub:
         return self._games
 
     def spawn(self, coro: Any) -> None:
+        """Run ``coro`` in the background; its failure is logged, never lost silently."""
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._spawned_done)
+
+    def _spawned_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error(
+                "background work failed",
+                exc_info=error,
+                extra={"task": task.get_coro().__qualname__},  # type: ignore[union-attr]
+            )
 
     async def room(self, table_id: str) -> TableRoom | None:
         room = self.rooms.get(table_id)
@@ -93,6 +104,7 @@ class TableHub:
             if record is None:
                 return None
             room = self.rooms.setdefault(table_id, TableRoom(self, record))
+            room.learn_remote_seats(())
         return room
 
     async def recover(self) -> int:
@@ -122,8 +134,7 @@ class TableHub:
     async def on_notice(self, notice: Notice) -> None:
         kind = notice["kind"]
         if kind == "resync":
-            for held in list(self.rooms.values()):
-                await held.resync()
+            await self._resync_rooms()
             return
         if kind == "alive":
             await self._heard_from(notice)
@@ -157,10 +168,25 @@ class TableHub:
                 seen[notice["replica"]] = until
             else:
                 seen.pop(notice["replica"], None)
+                seen.pop(UNKNOWN_REPLICA, None)
                 room.away_since[notice["player_id"]] = self.clock()
             async with room.lock:
                 room._schedule_clock()
             await room.broadcast_table()
+
+    async def _resync_rooms(self) -> None:
+        """Every room catches up from the store; one that cannot (the store is still loading)
+        does not keep the others behind, and the bus tries again (it raises at the end)."""
+        failed = 0
+        until = self.clock() + self.settings.presence_ttl
+        for held in list(self.rooms.values()):
+            held.extend_remote_presence(until)
+            try:
+                await held.resync()
+            except (StoreUnavailableError, GameUnavailableError):
+                failed += 1
+        if failed:
+            raise StoreUnavailableError(f"{failed} of {len(self.rooms)} tables not caught up")
 
     async def _heard_from(self, notice: Notice) -> None:
         if notice["replica"] == self.replica:
@@ -199,7 +225,9 @@ class TableHub:
 
     async def keep_alive(self, every: float) -> None:
         """Shared store only: say which seats this replica holds, and pick up the tables whose
-        clock nobody runs any more (their replica died)."""
+        clock nobody runs any more (their replica died). Run under
+        :func:`lexio_common.supervise.supervise`: a failure other than the store's is a bug,
+        logged, and the loop starts again."""
         while True:
             seats = [
                 [conn.room.table_id, conn.player_id]
@@ -215,6 +243,8 @@ class TableHub:
         """Load every table in play whose deadline passed and that this replica does not hold,
         so its clock fires here (maybe on other replicas too: the version check lets one
         pass apply). Returns how many were picked up."""
+        if not self.bus.healthy:
+            return 0  # deaf to the other replicas, this one cannot tell a table is orphaned
         picked = 0
         for table_id in await self.store.due_tables(self.clock()):
             if table_id in self.rooms:
@@ -224,6 +254,9 @@ class TableHub:
                 continue
             now = self.clock()
             room.away_since = {p.player_id: now for p in room.record.players}
+            # Its replica may be dead, or only late (say, retrying after Redis came back): the
+            # seats count as unknown until every live replica has said which seats it holds.
+            room.learn_remote_seats(())
             async with room.lock:
                 room._schedule_clock()
             picked += 1
@@ -264,7 +297,7 @@ class TableHub:
         try:
             lobby_table, code = await self.lobby.create(game, player_id, name, conn.caller)
         except LobbyError as e:
-            raise ProtocolError(e.code, id=action_id) from None
+            raise ProtocolError(e.code, id=action_id, **e.params) from None
         await self._seated(
             conn, action_id, lobby_table=lobby_table, code=code, player_id=player_id, name=name
         )
@@ -275,7 +308,7 @@ class TableHub:
             lobby_table = await self.lobby.join(code, player_id, name, conn.caller)
             _, formatted = await self.lobby.get(lobby_table.table_id, player_id)
         except LobbyError as e:
-            raise ProtocolError(e.code, id=action_id) from None
+            raise ProtocolError(e.code, id=action_id, **e.params) from None
         self._adapter(lobby_table.game, action_id)
         await self._seated(
             conn,
@@ -326,7 +359,7 @@ class TableHub:
             try:
                 room.lobby_table, _ = await self.lobby.get(room.table_id, seat.player_id)
             except LobbyError as e:
-                raise ProtocolError(e.code) from None
+                raise ProtocolError(e.code, **e.params) from None
             if room.lobby_table.seat_of(seat.player_id) < 0:
                 await self.store.drop_token(digest)
                 raise ProtocolError("bad_token")
@@ -345,7 +378,7 @@ class TableHub:
         try:
             room.lobby_table = await self.lobby.leave(room.table_id, seat.player_id)
         except LobbyError as e:
-            raise ProtocolError(e.code, id=action_id) from None
+            raise ProtocolError(e.code, id=action_id, **e.params) from None
         await room.detach(conn)
         conn.seat = None
         await conn.send({"type": "left", "id": action_id})
@@ -369,7 +402,7 @@ class TableHub:
                         room.record.game, player_id, seat.name, conn.caller
                     )
                 except LobbyError as e:
-                    raise ProtocolError(e.code, id=action_id) from None
+                    raise ProtocolError(e.code, id=action_id, **e.params) from None
                 before = room.record
                 after = dataclasses.replace(
                     before,

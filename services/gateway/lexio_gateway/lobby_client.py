@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, Final
@@ -13,15 +14,67 @@ from lexio.lobby.v1 import lobby_pb2_grpc
 from lexio_gateway.jsoncodec import to_json
 from lexio_gateway.metrics import LOBBY_CALL_SECONDS
 
+log = logging.getLogger(__name__)
+
 CALLER_METADATA: Final = "x-lexio-caller"
+RETRY_AFTER_METADATA: Final = "retry-after"
+
+BROWSER_CODES: Final = frozenset(
+    {
+        "invalid_name",
+        "invalid_code",
+        "unknown_code",
+        "unknown_game",
+        "game_unavailable",
+        "table_full",
+        "game_started",
+        "table_closed",
+        "not_seated",
+        "not_enough_players",
+        "not_host",
+        "rate_limited",
+    }
+)
+"""The lobby's reasons that mean something to a player (docs/protocol.md). Any other answer
+(its store is down, a conflict it gave up on, a code this gateway does not know yet) reaches the
+browser as ``unavailable``: nothing changed, try again."""
+_RENAMED: Final = {"unknown_table": "table_closed"}  # purged while a seat was away
 
 
 class LobbyError(Exception):
-    """The lobby refused, with its stable reason code (or ``unavailable``)."""
+    """The lobby refused, with a code for the browser (``unavailable`` when it could not
+    answer); ``retry_after`` (whole seconds) with ``rate_limited``."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, retry_after: int | None = None) -> None:
         super().__init__(code)
         self.code = code
+        self.retry_after = retry_after
+
+    @property
+    def params(self) -> dict[str, int]:
+        """What the protocol's ``error`` frame carries besides the code."""
+        return {} if self.retry_after is None else {"retry_after": self.retry_after}
+
+
+def _retry_after(error: grpc.aio.AioRpcError) -> int | None:
+    for key, value in error.trailing_metadata() or ():
+        if key == RETRY_AFTER_METADATA:
+            try:
+                return max(1, int(value))
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def browser_error(error: grpc.aio.AioRpcError) -> LobbyError:
+    """A lobby call's failure as the browser is told of it."""
+    details = error.details() or ""
+    code = _RENAMED.get(details, details)
+    if code not in BROWSER_CODES:
+        if details and error.code() is not grpc.StatusCode.UNAVAILABLE:
+            log.warning("lobby answer shown as unavailable", extra={"lobby_code": details[:64]})
+        return LobbyError("unavailable")
+    return LobbyError(code, _retry_after(error) if code == "rate_limited" else None)
 
 
 @dataclass(frozen=True)
@@ -77,7 +130,7 @@ class LobbyClient:
             details = e.details() or ""
             known = details.isidentifier() and details.islower()
             outcome = details if known else e.code().name.lower()
-            raise LobbyError(details if known else "unavailable") from e
+            raise browser_error(e) from e
         finally:
             LOBBY_CALL_SECONDS.labels(rpc=rpc, outcome=outcome[:32]).observe(
                 time.perf_counter() - started

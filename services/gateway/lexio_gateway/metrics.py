@@ -47,3 +47,15 @@ TABLE_PASSES: Final = Counter(
 RECONNECTS: Final = Counter(
     "lexio_gateway_reconnects_total", "Seats resumed with a token.", ["mode"]
 )
+BUS_CONNECTED: Final = Gauge(
+    "lexio_gateway_bus_connected",
+    "1 while this replica hears the other replicas' commits (subscribed and caught up), else 0.",
+)
+BUS_RECONNECTS: Final = Counter(
+    "lexio_gateway_bus_reconnects_total",
+    "Subscriptions to the replicas' bus after the first (each followed by a resync).",
+)
+BUS_LAST_NOTICE_AGE: Final = Gauge(
+    "lexio_gateway_bus_last_notice_age_seconds",
+    "Seconds since the bus last delivered a message (every replica publishes one every 2 s).",
+)

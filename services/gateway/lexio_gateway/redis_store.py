@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
 
 from lexio_common import redis_client
 from lexio_gateway.bus import CHANNEL
@@ -86,10 +85,13 @@ class RedisTableStore:
 
     @staticmethod
     async def _guard(call: Callable[[], Awaitable[T]]) -> T:
+        return await redis_client.guard(call(), StoreUnavailableError)
+
+    async def ping(self) -> bool:
         try:
-            return await call()
-        except RedisError as e:
-            raise StoreUnavailableError(str(e)) from e
+            return bool(await self._guard(self._client.ping))
+        except StoreUnavailableError:
+            return False
 
     @staticmethod
     def _table_key(table_id: str) -> str:

@@ -14,6 +14,7 @@ import hashlib
 import logging
 import secrets
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 CLOSE_REPLACED: Final = 4001
 CLOSE_SERVICE_RESTART: Final = 1012
 CAS_ATTEMPTS: Final = 5
+UNKNOWN_REPLICA: Final = "?"
+"""In :attr:`TableRoom.remote`: "not heard of yet" — neither present nor absent until then."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,14 @@ class TableSettings:
     retry_after_unavailable: float = 1.0
     presence_ttl: float = 10.0
     """A seat connected to another replica counts as present this long after its last word."""
+    keep_alive: float = 2.0
+    """Every replica repeats the seats it holds this often (shared store only)."""
+
+    @property
+    def presence_unknown(self) -> float:
+        """How long a replica that just learnt of a table's seats waits to hear where they
+        are before it judges one absent: every live replica speaks within a keep-alive."""
+        return 1.5 * self.keep_alive
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +128,43 @@ class TableRoom:
         return -1
 
     def present(self, player_id: str) -> bool:
-        """Connected here, or lately heard of on another replica."""
+        """Connected here, or lately heard of on another replica. While this replica cannot
+        hear the others (its bus is down), a seat last seen elsewhere counts as still there:
+        silence then says nothing, and R29 must not pass for a player who never left."""
         if player_id in self.connections:
             return True
+        seen = self.remote.get(player_id)
+        if not seen:
+            return False
+        if not self.hub.bus.healthy:
+            return True
         now = self.hub.clock()
-        return any(until > now for until in self.remote.get(player_id, {}).values())
+        return any(until > now for replica, until in seen.items() if replica != UNKNOWN_REPLICA)
+
+    def _unknown_until(self, player_id: str) -> float:
+        """Until when this replica does not know yet whether the seat is connected elsewhere."""
+        return self.remote.get(player_id, {}).get(UNKNOWN_REPLICA, float("-inf"))
+
+    def learn_remote_seats(self, known_before: Sequence[Player]) -> None:
+        """The seats this replica just learnt of (it loaded the table, or saw it start) may be
+        connected to other replicas, which announced them before this one could hear. Until
+        those replicas' next word (within a keep-alive) their presence is unknown: the clock
+        waits that long before passing for one of them, so that R29 neither passes for a
+        player who is there nor names a present player "disconnected"."""
+        if not self.hub.store.shared:
+            return
+        until = self.hub.clock() + self.hub.settings.presence_unknown
+        known = {p.player_id for p in known_before}
+        for player in self.record.players:
+            if player.player_id not in known and player.player_id not in self.connections:
+                self.remote.setdefault(player.player_id, {}).setdefault(UNKNOWN_REPLICA, until)
+
+    def extend_remote_presence(self, until: float) -> None:
+        """After a break in the bus: give every seat seen elsewhere until ``until`` to be
+        heard of again (its replica says so every few seconds)."""
+        for seen in self.remote.values():
+            for replica, valid in seen.items():
+                seen[replica] = max(valid, until)
 
     def table_frame(self, player_id: str) -> dict[str, Any]:
         players = self._players()
@@ -239,7 +282,10 @@ class TableRoom:
             return
         record = await self.hub.store.get_table(self.table_id)
         if record is not None and record.version > self.record.version:
+            known = self.record.players
             self.record = record
+            if record.players != known:
+                self.learn_remote_seats(known)
 
     async def _commit(
         self, step: Step, now: float, reply: ActionReply | None = None, started: bool = False
@@ -335,7 +381,7 @@ class TableRoom:
                 lobby_table = await self.hub.lobby.start(self.table_id, player_id)
             except LobbyError as e:
                 if e.code != "game_started":
-                    raise ProtocolError(e.code, id=action_id) from None
+                    raise ProtocolError(e.code, id=action_id, **e.params) from None
                 # Started in the lobby but not here (the engine failed last time): go on.
                 lobby_table, _ = await self.hub.lobby.get(self.table_id, player_id)
                 if lobby_table.seat_of(player_id) != 0:
@@ -447,7 +493,8 @@ class TableRoom:
         if self.present(player_id):
             return record.deadline
         away = max(record.turn_since, self.away_since.get(player_id, record.turn_since))
-        return min(record.deadline, away + self.hub.settings.disconnect_grace)
+        due = min(record.deadline, away + self.hub.settings.disconnect_grace)
+        return max(due, self._unknown_until(player_id))
 
     def _schedule_clock(self) -> None:
         if self._timer is not None:
@@ -491,10 +538,22 @@ class TableRoom:
                 await self.refresh()
                 self._schedule_clock()
             except (GameUnavailableError, StoreUnavailableError):
-                self._timer = asyncio.get_running_loop().call_later(
-                    self.hub.settings.retry_after_unavailable,
-                    lambda: self.hub.spawn(self._expire(version)),
-                )
+                self._retry_expire(version)
+            except Exception:
+                # A clock that stopped here would stall the table for every replica that
+                # trusts this one to fire it: log the bug and keep the clock alive.
+                log.exception("table clock failed", extra={"table_id": self.table_id})
+                self._retry_expire(version)
+
+    def _retry_expire(self, version: int) -> None:
+        if self.hub.closing:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_later(
+            self.hub.settings.retry_after_unavailable,
+            lambda: self.hub.spawn(self._expire(version)),
+        )
 
     def stop_clock(self) -> None:
         if self._timer is not None:

@@ -78,6 +78,10 @@ class TableStore(Protocol):
         """Tables in play whose turn deadline has passed (shared stores; others: none)."""
         ...
 
+    async def ping(self) -> bool:
+        """Whether the store answers now (readiness); never raises."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -260,6 +264,13 @@ class SqliteTableStore:
 
     async def due_tables(self, now: float) -> list[str]:
         return []  # one process holds every table: its own timers fire
+
+    async def ping(self) -> bool:
+        try:
+            self._db.execute("SELECT 1").fetchone()
+        except sqlite3.Error:
+            return False
+        return True
 
     async def close(self) -> None:
         self._db.close()

@@ -37,7 +37,6 @@ the lobby resumes as soon as Redis answers. Nothing else is cached.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import secrets
@@ -163,16 +162,8 @@ def connect(url: str, timeout: float = DEFAULT_TIMEOUT) -> aioredis.Redis:
 
 
 async def _guard(call: Awaitable[T]) -> T:
-    """Redis errors become StoreUnavailableError — except in a task being cancelled: redis-py
-    (8.1) sometimes reports a cancelled call as a ConnectionError, which would lose the
-    cancellation (a stopping lobby would wait for ever on a loop that thinks Redis is down)."""
-    try:
-        return await call
-    except (RedisError, OSError) as e:
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
-            raise asyncio.CancelledError from e
-        raise StoreUnavailableError(f"redis: {e}") from e
+    """Redis errors become StoreUnavailableError (see :func:`redis_client.guard`)."""
+    return await redis_client.guard(call, StoreUnavailableError)
 
 
 def _text(value: object) -> str:

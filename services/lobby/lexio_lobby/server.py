@@ -53,6 +53,7 @@ from lexio_common.grpc_service import (
     wait_for_shutdown_signal,
 )
 from lexio_common.logging import setup_logging
+from lexio_common.supervise import supervise
 from lexio_lobby.codes import new_code
 from lexio_lobby.games import GameConfigError, GameReadiness, GameSpec, parse_games
 from lexio_lobby.lobby import DEFAULT_CLOSED_RETENTION, DEFAULT_CODE_TTL, Lobby
@@ -179,8 +180,10 @@ class RunningLobby:
 
     async def stop(self, grace: float) -> None:
         self.stopping.set()
-        for task in (self.watcher, self.sweeper):
+        tasks = (self.watcher, self.sweeper)
+        for task in tasks:  # all cancelled before any is awaited: none is restarted meanwhile
             task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self.server.stop(grace)
@@ -305,9 +308,19 @@ async def start_lobby(
         await store.close()
         raise
     stopping = asyncio.Event()
-    sweeper = asyncio.create_task(_sweep_forever(lobby, metrics, config.sweep_interval, stopping))
+    sweeper = asyncio.create_task(
+        supervise(
+            "sweeper",
+            lambda: _sweep_forever(lobby, metrics, config.sweep_interval, stopping),
+            stopping=stopping,
+        )
+    )
     watcher = asyncio.create_task(
-        _watch_store(running, store, config.store_check_interval, stopping)
+        supervise(
+            "store_watch",
+            lambda: _watch_store(running, store, config.store_check_interval, stopping),
+            stopping=stopping,
+        )
     )
     await running.set_serving(True)
     log.info(

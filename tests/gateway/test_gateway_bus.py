@@ -1,0 +1,129 @@
+"""The replicas' bus on a real Redis (issue 13): nothing ends it but shutdown, and it says
+whether this replica hears the others."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from lexio_testing import LoopThread, RedisServer
+
+from lexio_common import redis_client
+from lexio_gateway.bus import CHANNEL, RedisBus
+from lexio_gateway.metrics import BUS_RECONNECTS
+from lexio_gateway.store import StoreUnavailableError
+
+
+class Replica:
+    """A handler standing where the hub would: it fails its first resyncs, as the hub does
+    while Redis is still loading, and may fail a given notice."""
+
+    def __init__(self, failing_resyncs: int = 0, failing_kind: str = "") -> None:
+        self.failing_resyncs = failing_resyncs
+        self.failing_kind = failing_kind
+        self.resyncs = 0
+        self.notices: list[dict[str, Any]] = []
+
+    async def __call__(self, notice: dict[str, Any]) -> None:
+        if notice["kind"] == "resync":
+            self.resyncs += 1
+            if self.resyncs <= self.failing_resyncs:
+                raise StoreUnavailableError("LOADING Redis is loading the dataset in memory")
+            return
+        if notice["kind"] == self.failing_kind:
+            self.failing_kind = ""
+            raise RuntimeError("a bug in a notice's handling")
+        self.notices.append(notice)
+
+
+async def _until(condition: Any, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not so after {timeout} s: {what}")
+        await asyncio.sleep(0.02)
+
+
+def _bus(redis_server: RedisServer) -> RedisBus:
+    client = redis_client.connect(
+        redis_server.url, timeout=2.0, name="test-bus", text=False, subscriber=True
+    )
+    return RedisBus(client, retry_min=0.01, retry_max=0.1)
+
+
+def _publisher(redis_server: RedisServer) -> RedisBus:
+    return RedisBus(redis_client.connect(redis_server.url, timeout=2.0, name="pub", text=False))
+
+
+def test_a_failing_resync_is_retried_until_it_succeeds_and_only_then_is_the_bus_healthy(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    async def scenario() -> None:
+        bus, publisher = _bus(redis_server), _publisher(redis_server)
+        replica = Replica(failing_resyncs=3)
+        task = asyncio.create_task(bus.run(replica))
+        try:
+            await _until(lambda: replica.resyncs >= 1, "a first resync")
+            assert not bus.healthy
+            await _until(lambda: bus.healthy, "healthy once a resync succeeded")
+            assert replica.resyncs == 4
+            await publisher.publish({"kind": "event", "n": 1})
+            await _until(lambda: replica.notices == [{"kind": "event", "n": 1}], "delivered")
+            assert bus.last_notice_at is not None
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await bus.close()
+            await publisher.close()
+        assert task.cancelled()
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_a_notice_that_fails_is_followed_by_a_resync_and_the_bus_goes_on(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    async def scenario() -> None:
+        bus, publisher = _bus(redis_server), _publisher(redis_server)
+        replica = Replica(failing_kind="poison")
+        task = asyncio.create_task(bus.run(replica))
+        try:
+            await _until(lambda: bus.healthy, "subscribed")
+            await publisher.publish({"kind": "poison"})
+            await publisher.publish({"kind": "event", "n": 2})
+            await _until(lambda: replica.notices == [{"kind": "event", "n": 2}], "next notice")
+            assert replica.resyncs == 2  # the first subscription's, then the poison's
+            assert bus.healthy and not task.done()
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await bus.close()
+            await publisher.close()
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_a_killed_subscription_is_made_again_counted_and_followed_by_a_resync(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    async def scenario() -> None:
+        bus, publisher = _bus(redis_server), _publisher(redis_server)
+        replica = Replica()
+        task = asyncio.create_task(bus.run(replica))
+        try:
+            await _until(lambda: bus.healthy, "subscribed")
+            reconnects = BUS_RECONNECTS._value.get()
+            assert b":1" in redis_server.command("CLIENT", "KILL", "TYPE", "pubsub")
+            await _until(lambda: replica.resyncs == 2, "a resync after the new subscription")
+            await _until(lambda: bus.healthy, "healthy again")
+            assert BUS_RECONNECTS._value.get() == reconnects + 1
+            reply = redis_server.command("PUBSUB", "NUMSUB", CHANNEL)
+            assert reply.endswith(b":1\r\n")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await bus.close()
+            await publisher.close()
+
+    loop_thread.run(scenario(), timeout=30)
