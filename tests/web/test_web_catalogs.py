@@ -54,9 +54,29 @@ def error_codes() -> set[str]:
     return codes
 
 
+def codes_after(marker: str) -> list[str]:
+    """The `codes` of the parenthesis (or clause) that follows ``marker`` in the protocol."""
+    text = PROTOCOL.read_text("utf-8")
+    start = text.index(marker) + len(marker)
+    end = min(i for i in (text.find(")", start), text.find(".", start)) if i > 0)
+    return re.findall(r"`([a-z_]+)`", text[start:end])
+
+
+def pass_causes() -> set[str]:
+    """A log entry's ``cause`` for a pass (R11, R28, R29)."""
+    return set(codes_after("`pass` (`cause`:"))
+
+
+def ending_causes() -> set[str]:
+    return set(codes_after("`ending` holds `cause` ("))
+
+
 def test_protocol_lists_are_read() -> None:
     assert {"unknown_words", "not_your_turn", "bag_too_small"} <= refusal_reasons()
     assert {"bad_json", "unknown_code", "table_full", "internal"} <= error_codes()
+    assert {"rate_limited", "unavailable", "game_unavailable"} <= error_codes()
+    assert pass_causes() == {"player", "clock", "disconnected"}
+    assert ending_causes() == {"rack_emptied", "no_placement"}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -72,13 +92,48 @@ def test_every_catalog_has_every_key_with_the_same_placeholders(lang: str) -> No
             assert text.strip(), (lang, key)
 
 
+# What the client says for each code the protocol may send (game.js, panels.js, errors.js).
+PASS_MESSAGES = {
+    "player": "log.pass",
+    "clock": "log.pass_clock",
+    "disconnected": "log.pass_disconnected",
+}
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_refusal_reason_and_error_code_is_translated(lang: str) -> None:
+    """Every code of docs/protocol.md's tables and lists has its own message: a code added
+    there without one fails here (the page would show "unexpected error (code)")."""
     messages = catalog(lang)
-    for reason in refusal_reasons():
-        assert f"reason.{reason}" in messages, reason
+    needed = [f"reason.{reason}" for reason in sorted(refusal_reasons())]
+    needed += [f"error.{code}" for code in sorted(error_codes())]
+    needed += [PASS_MESSAGES.get(cause, f"log.pass_{cause}") for cause in sorted(pass_causes())]
+    needed += [f"end.cause.{cause}" for cause in sorted(ending_causes())]
+    missing = [key for key in needed if key not in messages]
+    assert not missing, missing
     for code in error_codes():
-        assert f"error.{code}" in messages, code
+        assert messages[f"error.{code}"] != messages["error.unknown"], code
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_rate_limited_join_says_how_long_and_that_the_whole_connection_waits(lang: str) -> None:
+    """``rate_limited`` answering a join or create may carry ``retry_after`` (seconds): the
+    wait is shown, and said to concern everyone on the same connection (a household)."""
+    messages = catalog(lang)
+    household = {"fr": "un foyer", "es": "un hogar", "ar": "أهل البيت", "en": "a household"}
+    assert placeholders(messages["error.rate_limited_wait"]) == {"wait"}
+    for key in ("error.rate_limited_wait", "error.rate_limited_later"):
+        assert household[lang] in messages[key], key
+    for key, names in {
+        "wait.seconds": {"seconds"},
+        "wait.minutes": {"minutes"},
+        "wait.minutes_seconds": {"minutes", "seconds"},
+        "wait.hours": {"hours"},
+        "wait.hours_minutes": {"hours", "minutes"},
+    }.items():
+        assert placeholders(messages[key]) == names, key
+    errors_js = (STATIC / "js" / "errors.js").read_text("utf-8")
+    assert "retry_after" in errors_js and "store_unavailable" in errors_js
 
 
 R19 = {
@@ -175,3 +230,45 @@ def test_no_visible_text_is_written_in_the_page_or_the_code() -> None:
             code = line.split("//")[0]
             if not code.lstrip().startswith(("*", "/*")):
                 assert not literal.search(code), f"{script.name}:{number}: {line.strip()}"
+
+
+# Point of view: a line about a player must fit anyone. Agreements that assume a man or a
+# woman (adjectives, participles, pronouns) are not written; the table or the seat is the
+# subject instead ("La table a passé pour Ana (déconnexion)").
+GENDERED = {
+    "fr": (
+        r"\b(?:dé)?connecté(?:e|s|es)?\b",
+        r"\binvitée?s?\b",
+        r"\bassise?s?\b",
+        r"\bpour (?:lui|elle)\b",
+        r"\w·\w",  # the "point médian" (connecté·e): not this site's style either
+    ),
+    "es": (
+        r"\b(?:des)?conectad[oa]s?\b",
+        r"\bsentad[oa]s?\b",
+        r"\bpor (?:él|ella)\b",
+        r"\bserás (?:el|la)\b",
+    ),
+    "ar": ("متصل", "عنه", "عنها", "جالس", "دوره", "لديه", "طاولته"),
+    "en": (r"(?i)\b(?:he|she|him|her|his|hers)\b",),
+}
+DISCONNECTED_PASS = {
+    "fr": "La table a passé pour {name} (déconnexion).",
+    "es": "La mesa pasó por {name} (desconexión).",
+    "ar": "مرّرت الطاولة عن {name} (انقطاع الاتصال).",
+    "en": "The table passed for {name} (disconnected).",
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_message_assumes_a_players_gender(lang: str) -> None:
+    messages = catalog(lang)
+    assert messages["log.pass_disconnected"] == DISCONNECTED_PASS[lang]
+    found = [
+        (key, text)
+        for key, value in messages.items()
+        for text in texts(value)
+        for pattern in GENDERED[lang]
+        if re.search(pattern, text)
+    ]
+    assert not found, found

@@ -64,14 +64,14 @@ def test_lost_connection_banner_backoff_and_resume_without_reload(
     banner.wait_for()
     assert "Connexion perdue" in banner.inner_text()
     ana.wait_js("document.querySelector('#players [data-seat=\"1\"]').matches('.offline')")
-    assert "déconnecté" in ana.text("#players [data-seat='1']")
+    assert "hors ligne" in ana.text("#players [data-seat='1']")
 
     # Meanwhile Ana plays; then Bruno's turn passes by the table (he is away, R29).
     view = ana.view()
     ana.place_by_click(legal_move(view["board"], view["rack"], 1))
     ana.page.click("#btn-validate")
     ana.wait_log(2, timeout=15)
-    assert "Bruno était déconnecté : la table a passé pour lui." in ana.log_text()
+    assert "La table a passé pour Bruno (déconnexion)." in ana.log_text()
     bruno.page.wait_for_timeout(1200)
     assert banner.is_visible()  # still retrying, with backoff
 
@@ -82,7 +82,7 @@ def test_lost_connection_banner_backoff_and_resume_without_reload(
     assert bruno.js("window.notReloaded") is True
     assert bruno.js("window.lexio.view.board") == ana.js("window.lexio.view.board")
     log = bruno.log_text()
-    assert "Ana :" in log and "la table a passé pour lui" in log
+    assert "Ana :" in log and "La table a passé pour Bruno (déconnexion)." in log
     assert bruno.text("#turn-status") == "Au tour de Ana"
     assert bruno.page.locator("#board .tile").count() >= 2
     clock = bruno.text("#clock")

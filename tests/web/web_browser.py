@@ -112,3 +112,23 @@ def players(browser: Browser) -> Iterator[PlayerFactory]:
     for player in opened:
         player.page.context.close()
     assert not problems, problems
+
+
+def start_game(
+    players: PlayerFactory,
+    url: str,
+    sizes: tuple[tuple[int, int], tuple[int, int]] = ((1280, 900), (1280, 900)),
+    locales: tuple[str, str] = ("fr-FR", "fr-FR"),
+) -> tuple[Player, Player]:
+    """Ana opens a table at ``url``, Bruno joins it by its code, Ana starts: both on the game
+    screen with their first view (Ana plays first)."""
+    (ana_width, ana_height), (bruno_width, bruno_height) = sizes
+    ana = players(url + "/", locale=locales[0], width=ana_width, height=ana_height)
+    code = ana.create("Ana")
+    bruno = players(url + "/", locale=locales[1], width=bruno_width, height=bruno_height)
+    bruno.join(code, "Bruno")
+    ana.page.locator("#start-game:enabled").click()
+    for player in (ana, bruno):
+        player.wait_screen("game")
+        player.wait_js("window.lexio.view !== null")
+    return ana, bruno

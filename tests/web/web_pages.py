@@ -145,6 +145,32 @@ class Player:
         for tile in tiles:
             keyboard.press(tile.letter)
 
+    def drag_by_mouse(self, source: Locator, target: Locator, steps: int = 12) -> None:
+        """Press on ``source``, move in steps (pointer events, as a hand would), release over
+        ``target``."""
+        start = source.bounding_box()
+        end = target.bounding_box()
+        assert start is not None and end is not None
+        mouse = self.page.mouse
+        mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+        mouse.down()
+        mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=steps)
+        mouse.up()
+
+    def fully_in_view(self, selector: str) -> bool:
+        """Whether the element is displayed whole inside the window as it is scrolled now."""
+        box = self.page.locator(selector).bounding_box()
+        size = self.page.viewport_size
+        assert size is not None
+        return (
+            box is not None
+            and box["width"] > 0
+            and box["x"] >= 0
+            and box["y"] >= 0
+            and box["x"] + box["width"] <= size["width"]
+            and box["y"] + box["height"] <= size["height"]
+        )
+
     def preview_text(self) -> str:
         self.page.locator("#preview .preview-score").wait_for()
         return self.text("#preview")

@@ -1,6 +1,30 @@
 // Drag and drop with pointer events (mouse, touch and pen alike). A press that does not move
 // stays a click, so click-then-click placing keeps working.
 const THRESHOLD = 6; // pixels
+// Where the page scrolls during a drag (a phone's board is taller than its screen, and a
+// pointer held for a drag cannot scroll it): within EDGE pixels of the visible top (below a
+// sticky header) or bottom, up to MAX_SPEED pixels a frame, faster nearer the edge.
+const EDGE = 56;
+const MAX_SPEED = 18;
+
+/** The top of what the page shows of the board: below the header that sticks to the top
+ *  while the page scrolls (and before it sticks: the pointer over it means "further up"). */
+function visibleTop() {
+  let top = 0;
+  for (const node of document.querySelectorAll(".game-top")) {
+    if (getComputedStyle(node).position !== "sticky") continue;
+    top = Math.max(top, node.getBoundingClientRect().bottom);
+  }
+  return top;
+}
+
+function scrollSpeed(y) {
+  const top = visibleTop() + EDGE;
+  const bottom = window.innerHeight - EDGE;
+  if (y < top) return -Math.ceil(MAX_SPEED * Math.min(1, (top - y) / EDGE));
+  if (y > bottom) return Math.ceil(MAX_SPEED * Math.min(1, (y - bottom) / EDGE));
+  return 0;
+}
 
 /**
  * hooks.canDrag(source) → bool; hooks.onDrop(source, target, event) where source is the
@@ -13,6 +37,7 @@ export function enableDrag(hooks) {
 
   function cleanup() {
     if (!drag) return;
+    cancelAnimationFrame(drag.scrolling);
     drag.ghost?.remove();
     drag.source.classList.remove("dragging");
     drag.over?.classList.remove("drop-over");
@@ -24,11 +49,43 @@ export function enableDrag(hooks) {
     return under ? under.closest("[data-drop]") : null;
   }
 
+  function hover() {
+    const over = targetAt(drag.px, drag.py);
+    if (over !== drag.over) {
+      drag.over?.classList.remove("drop-over");
+      over?.classList.add("drop-over");
+      drag.over = over;
+    }
+  }
+
+  /** While the pointer rests near an edge the page keeps scrolling, and what is under it changes. */
+  function autoScroll() {
+    if (!drag) return;
+    drag.scrolling = 0;
+    const speed = scrollSpeed(drag.py);
+    if (!speed) return;
+    const before = window.scrollY;
+    window.scrollBy(0, speed);
+    if (window.scrollY === before) return;
+    hover();
+    drag.scrolling = requestAnimationFrame(autoScroll);
+  }
+
   document.addEventListener("pointerdown", (event) => {
     if (event.button !== 0 || drag) return;
     const source = event.target.closest("[data-drag]");
     if (!source || !hooks.canDrag(source)) return;
-    drag = { source, x: event.clientX, y: event.clientY, pointer: event.pointerId, ghost: null, over: null };
+    drag = {
+      source,
+      x: event.clientX,
+      y: event.clientY,
+      px: event.clientX,
+      py: event.clientY,
+      pointer: event.pointerId,
+      ghost: null,
+      over: null,
+      scrolling: 0,
+    };
   });
 
   document.addEventListener(
@@ -47,12 +104,10 @@ export function enableDrag(hooks) {
       event.preventDefault();
       drag.ghost.style.left = `${event.clientX}px`;
       drag.ghost.style.top = `${event.clientY}px`;
-      const over = targetAt(event.clientX, event.clientY);
-      if (over !== drag.over) {
-        drag.over?.classList.remove("drop-over");
-        over?.classList.add("drop-over");
-        drag.over = over;
-      }
+      drag.px = event.clientX;
+      drag.py = event.clientY;
+      hover();
+      if (!drag.scrolling) drag.scrolling = requestAnimationFrame(autoScroll);
     },
     { passive: false },
   );

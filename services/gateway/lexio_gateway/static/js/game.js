@@ -8,6 +8,7 @@ import { chooseBlankLetter, chooseExchange, confirmDialog } from "./dialogs.js";
 import { BLANK, SIZE, squareAt } from "./layout.js";
 import { bdi } from "./panels.js";
 import { GameView, reasonText } from "./gameview.js";
+import { load, save } from "./store.js";
 
 const PREVIEW_DELAY = 150; // ms after the last change
 
@@ -26,7 +27,7 @@ function refusalLines(frame) {
 
 export class Game {
   /** ctx: { app, request(frame, onReply, options) → id | null, errorText(frame), toast(text),
-   *  joinNewTable(code), goHome() } */
+   *  joinNewTable(code), goHome(), leaveGame() } */
   constructor(ctx) {
     this.ctx = ctx;
     this.ui = new GameView(this);
@@ -115,6 +116,11 @@ export class Game {
     $("#btn-validate").addEventListener("click", () => this.validate());
     $("#btn-exchange").addEventListener("click", () => this.exchange());
     $("#btn-pass").addEventListener("click", () => this.pass());
+    $("#btn-leave-game").addEventListener("click", () => this.leave());
+    // The legend is open until the player closes it once: a newcomer meets M×3 explained.
+    const legend = $("#legend-box");
+    if (load("legend") === "closed") legend.open = false;
+    legend.addEventListener("toggle", () => save("legend", legend.open ? null : "closed"));
     enableDrag({
       canDrag: (source) => Boolean(this.view) && !this.over && source.closest("#screen-game") !== null,
       onDrop: (source, target, event) => this.drop(source, target, event),
@@ -523,6 +529,17 @@ export class Game {
       if (!ok || !this.myTurn) return;
     }
     this.act({ pass_turn: {} }, "pass");
+  }
+
+  /** R29: the seat stays, the table passes for an absent player; coming back is from home. */
+  async leave() {
+    if (!this.view || this.over) return;
+    const ok = await confirmDialog({
+      title: t("confirm.leave_title"),
+      text: t("confirm.leave_text"),
+      ok: t("confirm.leave_ok"),
+    });
+    if (ok && this.view && !this.over) this.ctx.leaveGame();
   }
 
   actReply(frame, kind) {

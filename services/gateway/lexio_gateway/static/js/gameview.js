@@ -143,6 +143,7 @@ export class GameView {
     clear(box);
     box.className = "message";
     const message = g.message;
+    this.renderFeedback();
     if (!message) {
       if (g.pending.length && !g.myTurn && !g.over) {
         box.append(el("p", { class: "muted", text: t("game.prepare_hint") }));
@@ -151,6 +152,12 @@ export class GameView {
     }
     box.classList.add(`message-${message.kind}`);
     for (const line of message.lines()) box.append(el("p", {}, [line]));
+  }
+
+  /** A refusal or an error says more than the preview of the same tiles: it takes its place. */
+  renderFeedback() {
+    const kind = this.game.message?.kind;
+    show($("#preview"), kind !== "refusal" && kind !== "error");
   }
 
   renderButtons() {
@@ -163,6 +170,7 @@ export class GameView {
     $("#btn-recall").disabled = !g.pending.length;
     $("#btn-shuffle").disabled = g.rackTiles().length < 2;
     show($("#play-area"), playing);
+    show($("#leave-box"), playing);
     $("#btn-validate").classList.toggle("busy", acting);
   }
 

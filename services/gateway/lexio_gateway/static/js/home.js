@@ -1,7 +1,9 @@
-// Home: create a table with a display name, or join one by its invite code (R2, R18).
+// Home: create a table with a display name, or join one by its invite code (R2, R18); and
+// the way back to a game the player left on purpose.
 import { $, show } from "./dom.js";
 import { t } from "./i18n.js";
 import { load, save } from "./store.js";
+import { retryAfter } from "./errors.js";
 
 const MAX_NAME = 24;
 
@@ -15,11 +17,12 @@ export function invitedCode() {
 }
 
 export class Home {
-  /** ctx: { app, request(frame, onReply), errorText(frame) } */
+  /** ctx: { app, request(frame, onReply), errorText(frame, options), comeBack() } */
   constructor(ctx) {
     this.ctx = ctx;
     this.waiting = false;
     this.error = null;
+    this.errorTimer = null;
     const name = $("#home-name");
     name.value = load("name") || "";
     $("#home-code").value = invitedCode();
@@ -31,6 +34,7 @@ export class Home {
       event.preventDefault();
       this.submit("join");
     });
+    $("#home-come-back").addEventListener("click", () => this.ctx.comeBack());
   }
 
   name() {
@@ -56,8 +60,8 @@ export class Home {
     save("name", name);
     const id = this.ctx.request(frame, (reply) => {
       this.waiting = false;
-      if (reply.type === "error") this.fail(() => this.ctx.errorText(reply));
-      else this.error = null;
+      if (reply.type === "error") this.refused(reply, kind);
+      else this.fail(null);
       this.render();
     });
     if (!id) {
@@ -65,22 +69,42 @@ export class Home {
       return;
     }
     this.waiting = true;
-    this.error = null;
-    this.render();
+    this.fail(null);
+  }
+
+  /** The server's refusal; a wait it names (rate_limited) counts down until it is over. */
+  refused(reply, kind) {
+    const receivedAt = Date.now();
+    this.fail(() => this.ctx.errorText(reply, { request: kind, receivedAt }));
+    const wait = retryAfter(reply);
+    if (wait === null) return;
+    const over = receivedAt + wait * 1000;
+    this.errorTimer = setInterval(() => {
+      if (Date.now() >= over) this.fail(null);
+      else this.render();
+    }, 1000);
   }
 
   fail(message, focus) {
+    clearInterval(this.errorTimer);
+    this.errorTimer = null;
     this.error = message;
     this.render();
     if (focus) $(focus).focus();
   }
 
   render() {
-    const games = this.ctx.app.games;
+    const app = this.ctx.app;
+    const games = app.games;
+    const known = Boolean(games);
     const available = Boolean(games && games.lexio);
-    show($("#home-unavailable"), Boolean(games) && !available);
-    show($("#home-forms"), available);
-    show($("#home-invited"), available && Boolean(invitedCode()));
+    // R18: without the lexicon no table can be created, but the lobby still seats players at
+    // tables already open (lobby.join checks no readiness): an invitee may still join.
+    show($("#home-unavailable"), known && !available);
+    show($("#home-forms"), known);
+    show($("#form-create"), available);
+    show($("#home-invited"), known && Boolean(invitedCode()));
+    show($("#home-away"), app.away && Boolean(app.token));
     for (const button of document.querySelectorAll("#home-forms button")) button.disabled = this.waiting;
     $("#home-error").textContent = this.error ? this.error() : "";
   }

@@ -10,11 +10,15 @@ import { TableScreen } from "./tablescreen.js";
 import { Game } from "./game.js";
 import { initDialogs } from "./dialogs.js";
 import { setAttention } from "./attention.js";
+import { errorText } from "./errors.js";
 
 const PROTOCOL = 1;
 
 const app = {
   token: load("token"),
+  // The player left a game in progress on purpose: the seat (and its token) is kept, but the
+  // page does not sit back down until they ask to, even after a reload.
+  away: load("away") === "1",
   games: null,
   table: null,
   view: null,
@@ -32,12 +36,6 @@ let net;
 let home;
 let tableScreen;
 let game;
-
-function errorText(frame) {
-  const key = `error.${frame.code}`;
-  const text = t(key);
-  return text === key ? t("error.unknown", { code: frame.code }) : text;
-}
 
 /**
  * Send a request with a fresh id; ``onReply`` gets the answer with that id (or an error).
@@ -97,10 +95,38 @@ function resetTable() {
   game.reset();
 }
 
+function setAway(away) {
+  app.away = away;
+  save("away", away ? "1" : null);
+}
+
 function forgetSeat() {
   app.token = null;
   save("token", null);
+  setAway(false);
   resetTable();
+}
+
+/**
+ * Leave a game in progress (no protocol message: during a game, a closed socket is what
+ * "away" means, R29). The seat and its token stay; a new connection without the token
+ * serves the home page, which offers the way back.
+ */
+function leaveGame() {
+  setAway(true);
+  resetTable();
+  showScreen("loading");
+  net.restart();
+}
+
+let comingBack = false;
+
+function comeBack() {
+  if (!app.token) return;
+  setAway(false);
+  comingBack = true;
+  showScreen("loading");
+  net.restart();
 }
 
 function goHome() {
@@ -130,7 +156,7 @@ function joinNewTable(code) {
       }
       goHome();
       $("#home-code").value = code;
-      toast(errorText(reply));
+      toast(errorText(reply, { request: "join" }));
     });
   join(true);
 }
@@ -156,7 +182,7 @@ function onFrame(frame) {
       hideBanner();
       game.reconnected();
       handlers.clear();
-      if (!app.token) {
+      if (!app.token || app.away) {
         if (afterWelcome) {
           const then = afterWelcome;
           afterWelcome = null;
@@ -179,6 +205,7 @@ function onFrame(frame) {
       onTable(frame);
       break;
     case "snapshot":
+      comingBack = false;
       app.seq = frame.seq;
       app.log = [...(frame.view.log || [])];
       app.view = frame.view;
@@ -267,6 +294,8 @@ function onError(frame, handler) {
   if (frame.code === "bad_token") {
     // The seat is gone (left, or the table was closed): start afresh.
     goHome();
+    if (comingBack) toast(errorText(frame));
+    comingBack = false;
     return;
   }
   if (handler) {
@@ -274,7 +303,17 @@ function onError(frame, handler) {
     return;
   }
   toast(errorText(frame));
-  if (app.screen === "loading" && !app.table) goHome();
+  if (app.screen === "loading" && !app.table) {
+    if (comingBack) {
+      // Not a lost seat, only a failed try: the way back stays offered.
+      comingBack = false;
+      setAway(true);
+      showScreen("home");
+      home.render();
+    } else {
+      goHome();
+    }
+  }
 }
 
 // Connection banner ----------------------------------------------------------------------
@@ -328,7 +367,7 @@ function onStatus(status, detail) {
 
 function hello() {
   const frame = { type: "hello", protocol: PROTOCOL };
-  if (app.token) {
+  if (app.token && !app.away) {
     frame.token = app.token;
     if (app.seq >= 0) frame.last_seq = app.seq;
   }
@@ -355,7 +394,7 @@ async function start() {
   });
   $("#lang").addEventListener("change", (event) => setLanguage(event.target.value, { remember: true }));
   initDialogs();
-  const ctx = { app, request, errorText, joinNewTable, goHome, toast };
+  const ctx = { app, request, errorText, joinNewTable, goHome, toast, leaveGame, comeBack };
   home = new Home(ctx);
   tableScreen = new TableScreen(ctx);
   game = new Game(ctx);
