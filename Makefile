@@ -8,10 +8,17 @@ PROTOS := $(shell find proto -name '*.proto')
 STAMP_DEPS := $(VENV)/.deps
 STAMP_GEN := gen/.stamp
 STAMP_INSTALL := $(VENV)/.installed
+# The Arabic word list is built (not committed: 199 MB as text) from the shipped hunspell
+# files into build/lexicon/; the stamp makes a second `make setup` skip it (~30 s).
+LEXICON_DATA := services/lexicon/lexio_lexicon/data
+LEXICON_BUILT := build/lexicon
+STAMP_LISTS := $(LEXICON_BUILT)/.stamp
+LEXICON_BUILDER := $(LEXICON_DATA)/ar.aff $(LEXICON_DATA)/ar.dic \
+	$(addprefix services/lexicon/lexio_lexicon/,arabic_list.py expand.py hunspell.py normalise.py cache.py build_lists.py)
 
-.PHONY: setup test test-slow lint fmt run bench clean wordlist browser redis prometheus load soak
+.PHONY: setup test test-slow lint fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load soak
 
-setup: $(STAMP_INSTALL)
+setup: $(STAMP_INSTALL) $(STAMP_LISTS)
 
 $(STAMP_DEPS): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +37,11 @@ $(STAMP_GEN): $(STAMP_DEPS) $(PROTOS)
 
 $(STAMP_INSTALL): $(STAMP_GEN) pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+# Order-only on the install: reinstalling the package does not rebuild the list.
+$(STAMP_LISTS): $(LEXICON_BUILDER) | $(STAMP_INSTALL)
+	$(BIN)/python -m lexio_lexicon.build_lists
 	touch $@
 
 lint: setup
@@ -76,6 +88,7 @@ run: setup
 bench: setup
 	$(BIN)/python bench/engine_bench.py
 	$(BIN)/python bench/lexicon_bench.py
+	$(BIN)/python bench/lexicon_lists_bench.py
 	$(BIN)/python bench/lobby_bench.py
 	$(BIN)/python bench/ws_memory_bench.py 2000
 	$(BIN)/python bench/backend_bench.py 4
@@ -90,6 +103,15 @@ soak: setup
 # Rebuilds services/lexicon/lexio_lexicon/data/ from Debian's wfrench package.
 wordlist: setup
 	$(BIN)/python services/lexicon/tools/build_wordlist.py
+
+# Rebuilds data/english.txt from Debian's wamerican-large and wbritish-large packages.
+wordlist-en: $(STAMP_INSTALL)
+	$(BIN)/python services/lexicon/tools/build_wordlist.py --list en
+
+# Rebuilds the Arabic tries (build/lexicon/) from data/ar.aff and data/ar.dic.
+wordlist-ar: $(STAMP_INSTALL)
+	$(BIN)/python -m lexio_lexicon.build_lists
+	touch $(STAMP_LISTS)
 
 clean:
 	rm -rf $(VENV) gen build *.egg-info .mypy_cache .ruff_cache .pytest_cache

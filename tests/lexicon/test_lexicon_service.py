@@ -88,26 +88,29 @@ def _refusal(served: Served, words: list[str]) -> grpc.RpcError:
 
 
 def test_check_words_answers_unknown_in_request_order(served: Served) -> None:
-    before = served.metric("lexio_lexicon_words_checked_total")
-    ok_before = served.metric("lexio_lexicon_lookup_seconds_count", outcome="ok")
+    before = served.metric("lexio_lexicon_words_checked_total", lexicon="fr")
+    ok_before = served.metric("lexio_lexicon_lookup_seconds_count", outcome="ok", lexicon="fr")
     asked = ["XYZZY", "ETE", "TABLE", "QWXZ", "XYZZY", "COEUR"]
     assert _check(served, asked) == ["XYZZY", "QWXZ", "XYZZY"]
     assert _check(served, ["MAISON", "ARBRE"]) == []
     assert _check(served, []) == []
-    assert served.metric("lexio_lexicon_words_checked_total") == before + 8
-    assert served.metric("lexio_lexicon_lookup_seconds_count", outcome="ok") == ok_before + 3
+    assert served.metric("lexio_lexicon_words_checked_total", lexicon="fr") == before + 8
+    assert served.metric("lexio_lexicon_lookup_seconds_count", outcome="ok", lexicon="fr") == (
+        ok_before + 3
+    )
 
 
 def test_check_words_accepts_the_limits_exactly(served: Served) -> None:
     assert _check(served, ["ETE"] * 256) == []
-    assert _check(served, ["ANTICONSTITUTIONNELLEMENT"[:15]]) == ["ANTICONSTITUTIO"]
+    # 22 letters: the al-Mishqaq board's width (Lexio's 13 fit in it).
+    assert _check(served, ["ANTICONSTITUTIONNELLEMENT"[:22]]) == ["ANTICONSTITUTIONNELLEM"]
 
 
 @pytest.mark.parametrize(
     ("words", "detail"),
     [
         (["ETE"] * 257, "too many words: 257 > 256"),
-        (["ETE", "A" * 16], "word 1 is longer than 15 letters"),
+        (["ETE", "A" * 23], "word 1 is longer than 22 letters"),
         (["ETE", "TABLE", ""], "word 2 is empty"),
         (["table"], "word 0 is not upper-case A–Z"),
         (["ÉTÉ"], "word 0 is not upper-case A–Z"),
@@ -115,15 +118,17 @@ def test_check_words_accepts_the_limits_exactly(served: Served) -> None:
     ],
 )
 def test_check_words_refuses_bad_requests(served: Served, words: list[str], detail: str) -> None:
-    invalid_before = served.metric("lexio_lexicon_lookup_seconds_count", outcome="invalid")
-    checked_before = served.metric("lexio_lexicon_words_checked_total")
+    invalid_before = served.metric(
+        "lexio_lexicon_lookup_seconds_count", outcome="invalid", lexicon="fr"
+    )
+    checked_before = served.metric("lexio_lexicon_words_checked_total", lexicon="fr")
     error = _refusal(served, words)
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert error.details() == detail
-    assert served.metric("lexio_lexicon_lookup_seconds_count", outcome="invalid") == (
+    assert served.metric("lexio_lexicon_lookup_seconds_count", outcome="invalid", lexicon="fr") == (
         invalid_before + 1
     )
-    assert served.metric("lexio_lexicon_words_checked_total") == checked_before
+    assert served.metric("lexio_lexicon_words_checked_total", lexicon="fr") == checked_before
 
 
 def test_info_describes_the_loaded_list(served: Served) -> None:

@@ -1,1 +1,1 @@
-"""The lexicon service: the French word list in memory, checked in batches."""
+"""The lexicon service: the games' word lists (fr, en, ar) in memory, checked in batches."""

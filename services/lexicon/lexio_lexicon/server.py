@@ -1,16 +1,20 @@
 """The lexicon service process: ``lexio-lexicon``.
 
 Order of start-up matters to the rest of Lexio: the gRPC port opens first with health
-NOT_SERVING (so orchestration sees a live process that is not ready yet), the word list
-loads in a worker thread (so health keeps answering meanwhile), and only then does
-health turn SERVING. A list that cannot be loaded is fatal: the process logs why and
-exits with status 2 rather than serving a table that would reject every word.
+NOT_SERVING (so orchestration sees a live process that is not ready yet), the word lists
+load in a worker thread (so health keeps answering meanwhile), and only once every
+configured list is loaded does health turn SERVING. A list that cannot be loaded is
+fatal: the process logs why in one line and exits with status 2 rather than serving a
+table that would reject every word.
 
 Configuration comes from the environment:
 
 ``LEXIO_LEXICON_HOST`` (127.0.0.1), ``LEXIO_LEXICON_PORT`` (50052; 0 picks a free port),
 ``LEXIO_LEXICON_METRICS_PORT`` (9102; negative disables /metrics),
-``LEXIO_LEXICON_WORDLIST`` (the shipped list), ``LEXIO_LOG_LEVEL`` (INFO).
+``LEXIO_LEXICON_LISTS`` (``fr,en,ar``: the list ids to hold),
+``LEXIO_LEXICON_WORDLIST`` (the text file of ``fr``; the shipped list),
+``LEXIO_LEXICON_CACHE`` (where built lists are; see :mod:`lexio_lexicon.cache`),
+``LEXIO_LOG_LEVEL`` (INFO).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +39,10 @@ from lexio_common.grpc_service import (
     wait_for_shutdown_signal,
 )
 from lexio_common.logging import setup_logging
+from lexio_lexicon.cache import cache_dir
+from lexio_lexicon.catalog import LIST_IDS, open_list
 from lexio_lexicon.servicer import (
+    DEFAULT_LIST,
     DEFAULT_MAX_WORD_LENGTH,
     DEFAULT_MAX_WORDS,
     LexiconMetrics,
@@ -48,6 +56,8 @@ __all__ = [
     "EXIT_CANNOT_LISTEN",
     "SERVICE_NAME",
     "LexiconConfig",
+    "ListLoadError",
+    "load_lists",
     "main",
     "serve",
     "start",
@@ -73,7 +83,12 @@ class LexiconConfig:
     port: int = 50052
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 9102
+    #: The lists to hold, by id; health is SERVING once all of them are loaded.
+    lists: tuple[str, ...] = LIST_IDS
+    #: The text file of ``fr``.
     wordlist: Path = DEFAULT_WORDLIST_PATH
+    #: Where built lists (``ar``) are read from; None: :func:`lexio_lexicon.cache.cache_dir`.
+    cache: Path | None = None
     log_level: str = "INFO"
     max_words: int = DEFAULT_MAX_WORDS
     max_word_length: int = DEFAULT_MAX_WORD_LENGTH
@@ -90,9 +105,57 @@ class LexiconConfig:
             # /metrics listens next to the gRPC port: never wider than the service itself.
             metrics_host=host,
             metrics_port=env_int("LEXIO_LEXICON_METRICS_PORT", cls.metrics_port),
+            lists=_list_ids(env_str("LEXIO_LEXICON_LISTS", ",".join(cls.lists))),
             wordlist=Path(env_str("LEXIO_LEXICON_WORDLIST", "") or DEFAULT_WORDLIST_PATH),
+            cache=Path(env_str("LEXIO_LEXICON_CACHE", ""))
+            if env_str("LEXIO_LEXICON_CACHE", "")
+            else None,
             log_level=env_str("LEXIO_LOG_LEVEL", cls.log_level),
         )
+
+
+def _list_ids(raw: str) -> tuple[str, ...]:
+    """``LEXIO_LEXICON_LISTS``: comma-separated known ids, at least one, no repeats."""
+    ids = tuple(part.strip() for part in raw.split(",") if part.strip())
+    unknown = [list_id for list_id in ids if list_id not in LIST_IDS]
+    if not ids or unknown or len(set(ids)) != len(ids):
+        raise ConfigError(
+            f"LEXIO_LEXICON_LISTS must list some of {', '.join(LIST_IDS)} once each, got {raw!r}"
+        )
+    return ids
+
+
+class ListLoadError(WordListError):
+    """A configured list cannot be loaded: which one, where from, and why."""
+
+    def __init__(self, list_id: str, location: str, cause: WordListError) -> None:
+        super().__init__(str(cause))
+        self.list_id = list_id
+        self.location = location
+
+
+def load_lists(config: LexiconConfig) -> dict[str, WordList]:
+    """Open every configured list, in order; raise :class:`ListLoadError` on the first failure."""
+    loaded = {}
+    for list_id in config.lists:
+        path = config.wordlist if list_id == DEFAULT_LIST else None
+        location = str(path) if path is not None else str(config.cache or cache_dir())
+        try:
+            words = open_list(list_id, path=path, cache=config.cache)
+        except WordListError as exc:
+            raise ListLoadError(list_id, location, exc) from exc
+        log.info(
+            "word list loaded",
+            extra={
+                "lexicon": list_id,
+                "source": words.source,
+                "word_count": len(words),
+                "sha256": words.sha256,
+                "load_seconds": round(words.load_seconds, 4),
+            },
+        )
+        loaded[list_id] = words
+    return loaded
 
 
 async def start_unloaded(
@@ -100,7 +163,10 @@ async def start_unloaded(
 ) -> tuple[RunningServer, LexiconServicer]:
     """Open the gRPC port with health NOT_SERVING and no list yet (calls get UNAVAILABLE)."""
     servicer = LexiconServicer(
-        max_words=config.max_words, max_word_length=config.max_word_length, metrics=metrics
+        lists=config.lists,
+        max_words=config.max_words,
+        max_word_length=config.max_word_length,
+        metrics=metrics,
     )
 
     def register(server: grpc.aio.Server) -> None:
@@ -116,29 +182,31 @@ async def start_unloaded(
 async def start(
     config: LexiconConfig, *, metrics: LexiconMetrics | None = None
 ) -> tuple[RunningServer, WordList]:
-    """Start the server, load the list, then report SERVING; what tests run in-process.
+    """Start the server, load the lists, then report SERVING; what tests run in-process.
 
-    If the list cannot be loaded the server is stopped again and WordListError raised.
+    Returns the ``fr`` list (or the first configured one). If a list cannot be loaded
+    the server is stopped again and :class:`ListLoadError` (a WordListError) raised.
     """
     running, servicer = await start_unloaded(config, metrics=metrics)
+    started = time.perf_counter()
     try:
-        words = await asyncio.to_thread(WordList.load, config.wordlist)
+        lists = await asyncio.to_thread(load_lists, config)
     except BaseException:
         await running.stop(0)
         raise
-    servicer.set_wordlist(words)
+    # All at once: no list answers before every one is there (health would say so).
+    for list_id, words in lists.items():
+        servicer.set_list(list_id, words)
+    await running.set_serving(True)
     log.info(
-        "word list loaded",
+        "lexicon serving",
         extra={
-            "source": words.source,
-            "word_count": len(words),
-            "sha256": words.sha256,
-            "load_seconds": round(words.load_seconds, 4),
+            "port": running.port,
+            "lists": ",".join(lists),
+            "load_seconds": round(time.perf_counter() - started, 4),
         },
     )
-    await running.set_serving(True)
-    log.info("lexicon serving", extra={"port": running.port})
-    return running, words
+    return running, lists.get(DEFAULT_LIST) or next(iter(lists.values()))
 
 
 async def serve(config: LexiconConfig) -> int:
@@ -150,11 +218,11 @@ async def serve(config: LexiconConfig) -> int:
     except OSError as exc:
         log.error("cannot listen: %s", exc, extra={"host": config.host, "port": config.port})
         return EXIT_CANNOT_LISTEN
-    except WordListError as exc:
+    except ListLoadError as exc:
         log.error(
             "cannot load the word list: %s",
             exc,
-            extra={"wordlist": str(config.wordlist)},
+            extra={"lexicon": exc.list_id, "wordlist": exc.location},
         )
         return EXIT_BAD_WORDLIST
     received = await wait_for_shutdown_signal()
