@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -19,28 +20,52 @@ log = logging.getLogger(__name__)
 LEXICON_SERVICE = "lexio.lexicon.v1.Lexicon"
 
 
+@dataclass(frozen=True)
+class LexiconAnswer:
+    unknown: tuple[str, ...]
+    """The words asked that the list does not hold, in the order asked."""
+    spellings: Mapping[str, tuple[str, ...]]
+    """For each known word (when asked for): how the dictionary writes it."""
+
+
 class LexiconClient:
     """Asks the lexicon which words it does not know. Any failure to get an answer is
-    :class:`LexiconUnavailableError`: the caller refuses to decide, and changes nothing."""
+    :class:`LexiconUnavailableError`: the caller refuses to decide, and changes nothing.
+    (Both games' rules packages define that error; Lexio's is raised, and al-Mishqaq's
+    servicer catches it the same way.)"""
 
     def __init__(self, channel: grpc.aio.Channel, timeout: float) -> None:
         self._stub = lexicon_pb2_grpc.LexiconStub(channel)
         self._timeout = timeout
 
     async def unknown(self, words: Sequence[str]) -> list[str]:
+        """Lexio's question, of the French list (R17)."""
+        return list((await self.check(words, lexicon="fr")).unknown)
+
+    async def check(
+        self, words: Sequence[str], *, lexicon: str, with_spellings: bool = False
+    ) -> LexiconAnswer:
+        """One batched call: which of ``words`` list ``lexicon`` does not hold (and, asked,
+        the dictionary spellings of the others)."""
         started = time.perf_counter()
         outcome = "ok"
+        request = lexicon_pb2.CheckWordsRequest(
+            words=words, lexicon=lexicon, with_spellings=with_spellings
+        )
         try:
-            reply = await self._stub.CheckWords(
-                lexicon_pb2.CheckWordsRequest(words=words), timeout=self._timeout
-            )
-            return list(reply.unknown)
+            reply = await self._stub.CheckWords(request, timeout=self._timeout)
         except grpc.aio.AioRpcError as e:
             outcome = "error"
-            log.warning("lexicon call failed", extra={"grpc_code": e.code().name})
+            log.warning(
+                "lexicon call failed", extra={"grpc_code": e.code().name, "lexicon": lexicon}
+            )
             raise LexiconUnavailableError(e.code().name) from e
         finally:
-            LEXICON_CALL_SECONDS.labels(outcome=outcome).observe(time.perf_counter() - started)
+            LEXICON_CALL_SECONDS.labels(lexicon=lexicon, outcome=outcome).observe(
+                time.perf_counter() - started
+            )
+        spellings = {s.word: tuple(s.spellings) for s in reply.spellings}
+        return LexiconAnswer(tuple(reply.unknown), spellings)
 
 
 async def mirror_lexicon_health(

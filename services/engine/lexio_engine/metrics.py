@@ -1,4 +1,4 @@
-"""The engine's Prometheus metrics. Labels are bounded: action kind and outcome only."""
+"""The engine's Prometheus metrics. Labels are bounded: game, list id, action kind, outcome."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ LATENCY_BUCKETS: Final = (
 EVALUATION_SECONDS: Final = Histogram(
     "lexio_engine_evaluation_seconds",
     "Time the engine spends on one call, lexicon look-up included.",
-    ["rpc", "action", "outcome"],
+    ["game", "rpc", "action", "outcome"],
     buckets=LATENCY_BUCKETS,
 )
 
 LEXICON_CALL_SECONDS: Final = Histogram(
     "lexio_engine_lexicon_call_seconds",
     "Round trip of the engine's batched call to the lexicon service.",
-    ["outcome"],
+    ["lexicon", "outcome"],
     buckets=LATENCY_BUCKETS,
 )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import grpc
 
 from lexio.engine.v1 import engine_pb2_grpc
+from lexio.mishqaq.v1 import engine_pb2_grpc as mishqaq_pb2_grpc
 from lexio_common import eventloop
 from lexio_common.buildinfo import record_build_info
 from lexio_common.config import ConfigError, env_float, env_int, env_str
@@ -23,12 +24,17 @@ from lexio_common.grpc_service import (
 from lexio_common.logging import setup_logging
 from lexio_common.supervise import supervise
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
+from lexio_engine.mishqaq.servicer import MishqaqServicer
 from lexio_engine.servicer import EngineServicer
 from lexio_rules import DEFAULT_TURN_SECONDS
 
 log = logging.getLogger("lexio_engine")
 
 ENGINE_SERVICE = "lexio.engine.v1.Engine"
+MISHQAQ_SERVICE = "lexio.mishqaq.v1.Engine"
+"""al-Mishqaq's engine, in the same process: one stateless engine for the site's games, each
+game behind its own service and health name (the lobby asks per game; an operator may later
+move a game to a deployment of its own by pointing the gateway and the lobby elsewhere)."""
 
 
 @dataclass(frozen=True)
@@ -77,14 +83,19 @@ class RunningEngine:
 async def start_engine(config: EngineConfig) -> RunningEngine:
     """Start serving; readiness follows the lexicon's (the engine cannot judge words alone)."""
     channel = grpc.aio.insecure_channel(config.lexicon_address)
-    servicer = EngineServicer(
-        LexiconClient(channel, config.lexicon_timeout), default_turn_seconds=config.turn_seconds
-    )
+    lexicon = LexiconClient(channel, config.lexicon_timeout)
+    lexio = EngineServicer(lexicon, default_turn_seconds=config.turn_seconds)
+    mishqaq = MishqaqServicer(lexicon)
+
+    def register(server: grpc.aio.Server) -> None:
+        engine_pb2_grpc.add_EngineServicer_to_server(lexio, server)
+        mishqaq_pb2_grpc.add_EngineServicer_to_server(mishqaq, server)
+
     running = await start_grpc_server(
         host=config.host,
         port=config.port,
-        register=lambda s: engine_pb2_grpc.add_EngineServicer_to_server(servicer, s),
-        service_names=[ENGINE_SERVICE],
+        register=register,
+        service_names=[ENGINE_SERVICE, MISHQAQ_SERVICE],
     )
     mirror = asyncio.create_task(
         supervise("lexicon_health", lambda: mirror_lexicon_health(channel, running.set_serving))

@@ -54,9 +54,9 @@ class _Timer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        EVALUATION_SECONDS.labels(rpc=self.rpc, action=self.action, outcome=self.outcome).observe(
-            time.perf_counter() - self._started
-        )
+        EVALUATION_SECONDS.labels(
+            game="lexio", rpc=self.rpc, action=self.action, outcome=self.outcome
+        ).observe(time.perf_counter() - self._started)
 
 
 async def _invalid(context: grpc.aio.ServicerContext, error: Exception) -> NoReturn:

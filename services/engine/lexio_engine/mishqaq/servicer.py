@@ -1,0 +1,199 @@
+"""al-Mishqaq's gRPC servicer (lexio.mishqaq.v1.Engine): protobuf in, rules, protobuf out.
+
+No rule lives here. A placement whose form is legal costs one batched lexicon call, naming the
+mover's list (M22: the table's Latin list, or ``ar``), with every reading of every word — both
+readings of a column (M20) — and the dictionary spellings of the known ones (M37).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Final, NoReturn, Protocol
+
+import grpc
+
+from lexio.mishqaq.v1 import engine_pb2 as pb
+from lexio.mishqaq.v1 import engine_pb2_grpc
+from lexio_engine.lexicon_client import LexiconAnswer
+from lexio_engine.metrics import EVALUATION_SECONDS
+from lexio_engine.mishqaq import codec
+from lexio_rules import LexiconUnavailableError as LexioLexiconUnavailableError
+from mishqaq_rules import (
+    DEFAULT_BANK_SECONDS,
+    SIDES,
+    Accepted,
+    GameState,
+    InvalidOptionError,
+    LexiconUnavailableError,
+    MalformedActionError,
+    Outcome,
+    Refusal,
+    Refused,
+    StateFormatError,
+    conclude,
+    examine,
+    new_game,
+    next_clock_event,
+    side_view,
+)
+
+log = logging.getLogger(__name__)
+
+LEXICON_UNAVAILABLE: Final = "lexicon_unavailable"
+GAME: Final = "mishqaq"
+_BAD_INPUT: Final = (StateFormatError, MalformedActionError, InvalidOptionError, ValueError)
+
+
+class WordJudge(Protocol):
+    async def check(
+        self, words: Sequence[str], *, lexicon: str, with_spellings: bool = False
+    ) -> LexiconAnswer: ...
+
+
+class _Timer:
+    """Observes one call into the evaluation histogram, whatever its outcome."""
+
+    def __init__(self, rpc: str) -> None:
+        self.rpc = rpc
+        self.action = "none"
+        self.outcome = "invalid"
+        self._started = time.perf_counter()
+
+    def __enter__(self) -> _Timer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        EVALUATION_SECONDS.labels(
+            game=GAME, rpc=self.rpc, action=self.action, outcome=self.outcome
+        ).observe(time.perf_counter() - self._started)
+
+
+async def _invalid(context: grpc.aio.ServicerContext, error: Exception) -> NoReturn:
+    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+    raise AssertionError("abort returns only by raising")
+
+
+def _views(state: GameState, now: float) -> list[pb.SideView]:
+    """Latin's view then Arabic's, without the log (the events extend it)."""
+    return [codec.view_to_pb(side_view(state, s, now), now, with_log=False) for s in SIDES]
+
+
+def _clock_event(message: pb.StartGameResponse | pb.ActResponse, state: GameState) -> None:
+    event = next_clock_event(state)
+    if event is not None:
+        message.next_clock_event = event
+
+
+def _refused(refusal: Refusal) -> pb.Outcome:
+    return pb.Outcome(
+        accepted=False, reason=refusal.reason.value, unknown_words=refusal.unknown_words
+    )
+
+
+class MishqaqServicer(engine_pb2_grpc.EngineServicer):
+    def __init__(self, lexicon: WordJudge, *, clock: Callable[[], float] = time.time) -> None:
+        self._lexicon = lexicon
+        self._clock = clock
+
+    def _now(self, requested: float) -> float:
+        return requested if requested > 0 else self._clock()
+
+    async def StartGame(
+        self, request: pb.StartGameRequest, context: grpc.aio.ServicerContext
+    ) -> pb.StartGameResponse:
+        with _Timer("StartGame") as timer:
+            now = self._now(request.now)
+            banks = (
+                request.latin_bank_seconds or DEFAULT_BANK_SECONDS,
+                request.arabic_bank_seconds or DEFAULT_BANK_SECONDS,
+            )
+            try:
+                state = new_game(
+                    latin=request.latin or "fr", seed=request.seed, now=now, banks=banks
+                )
+            except _BAD_INPUT as e:
+                await _invalid(context, e)
+            timer.outcome = "accepted"
+            reply = pb.StartGameResponse(
+                state=codec.state_to_pb(state),
+                events=[codec.entry_to_pb(e) for e in state.log],
+                views=_views(state, now),
+            )
+            _clock_event(reply, state)
+            return reply
+
+    async def Act(
+        self, request: pb.ActRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ActResponse:
+        with _Timer("Act") as timer:
+            now = self._now(request.now)
+            try:
+                state = codec.state_from_pb(request.state, with_log=False)
+                side = codec.side_from_pb(request.side)
+                action = codec.action_from_pb(request.action, side)
+            except _BAD_INPUT as e:
+                await _invalid(context, e)
+            timer.action = codec.action_kind(action)
+            examined = examine(state, side, action, now)
+            outcome: Outcome
+            if isinstance(examined, Refusal):
+                outcome = Refused.of(state, examined)
+            else:
+                answer = await self._judge(examined.lexicon, examined.readings, context, timer)
+                outcome = conclude(examined, answer.unknown, answer.spellings)
+            reply = pb.ActResponse(views=_views(outcome.state, now))
+            if isinstance(outcome, Accepted):
+                timer.outcome = "accepted"
+                reply.outcome.accepted = True
+                reply.events.extend(codec.entry_to_pb(e) for e in outcome.entries)
+            else:
+                timer.outcome = "refused"
+                reply.outcome.CopyFrom(_refused(outcome.refusal))
+            changed = isinstance(outcome, Accepted) or outcome.state_changed
+            reply.state_changed = changed
+            if changed:
+                reply.state.CopyFrom(codec.state_to_pb(outcome.state, request.state.log))
+                if isinstance(outcome, Refused):
+                    # A refusal that recorded the flag's end still logged the result.
+                    reply.events.extend(codec.entry_to_pb(e) for e in outcome.state.log)
+            else:
+                reply.state.CopyFrom(request.state)
+            _clock_event(reply, outcome.state)
+            return reply
+
+    async def _judge(
+        self,
+        lexicon: str | None,
+        readings: Sequence[str],
+        context: grpc.aio.ServicerContext,
+        timer: _Timer,
+    ) -> LexiconAnswer:
+        if lexicon is None or not readings:
+            return LexiconAnswer((), {})
+        try:
+            return await self._lexicon.check(readings, lexicon=lexicon, with_spellings=True)
+        except (LexiconUnavailableError, LexioLexiconUnavailableError):
+            timer.outcome = "unavailable"
+            await context.abort(grpc.StatusCode.UNAVAILABLE, LEXICON_UNAVAILABLE)
+            raise AssertionError("abort returns only by raising") from None
+
+    async def View(
+        self, request: pb.ViewRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ViewResponse:
+        with _Timer("View") as timer:
+            now = self._now(request.now)
+            try:
+                state = codec.state_from_pb(request.state, with_log=request.with_log)
+                side = codec.side_from_pb(request.side)
+            except _BAD_INPUT as e:
+                await _invalid(context, e)
+            timer.outcome = "accepted"
+            reply = pb.ViewResponse(
+                view=codec.view_to_pb(side_view(state, side, now), now, with_log=request.with_log)
+            )
+            event = next_clock_event(state)
+            if event is not None:
+                reply.next_clock_event = event
+            return reply
