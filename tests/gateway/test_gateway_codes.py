@@ -58,13 +58,13 @@ def codes_raised_by_the_gateway() -> set[str]:
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
             ):
-                codes.add(node.args[0].value)
+                codes.add(str(node.args[0].value))
             if isinstance(node, ast.Dict):
                 pairs = dict(zip(node.keys, node.values, strict=True))
                 kind = next((v for k, v in pairs.items() if _is(k, "type")), None)
                 code = next((v for k, v in pairs.items() if _is(k, "code")), None)
                 if _is(kind, "error") and isinstance(code, ast.Constant):
-                    codes.add(code.value)
+                    codes.add(str(code.value))
     return codes
 
 
