@@ -25,6 +25,7 @@ import hashlib
 import itertools
 import multiprocessing
 import resource
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -187,11 +188,17 @@ def _build_tries(data_dir: Path, out: Path, expected_sha256: str | None) -> List
     trie_path, spellings_path = out / TRIE_NAME, out / SPELLINGS_NAME
     partial_trie = out / (TRIE_NAME + ".partial")
     partial_spellings = out / (SPELLINGS_NAME + ".partial")
-    # The spellings trie in a forked child, while this process builds the main one.
-    child = multiprocessing.get_context("fork").Process(
-        target=_save_spellings, args=(words.spellings, partial_spellings)
-    )
-    child.start()
+    # The spellings trie in a forked child, while this process builds the main one — only
+    # from a single-threaded process (the build command): a fork while other threads run (a
+    # gRPC server's, in a test session) can leave the child a lock it never gets (it crashed).
+    child = None
+    if threading.active_count() == 1:
+        child = multiprocessing.get_context("fork").Process(
+            target=_save_spellings, args=(words.spellings, partial_spellings)
+        )
+        child.start()
+    else:
+        _save_spellings(words.spellings, partial_spellings)
     trie = marisa_trie.BinaryTrie(words.folded, order=marisa_trie.LABEL_ORDER)
     del words.folded[:]
     trie.save(str(partial_trie))
@@ -205,9 +212,10 @@ def _build_tries(data_dir: Path, out: Path, expected_sha256: str | None) -> List
     sha256 = digest.hexdigest()
     word_count = len(keys)
     del keys
-    child.join()
-    if child.exitcode != 0:
-        raise ArabicBuildError(f"building {SPELLINGS_NAME} failed (exit {child.exitcode})")
+    if child is not None:
+        child.join()
+        if child.exitcode != 0:
+            raise ArabicBuildError(f"building {SPELLINGS_NAME} failed (exit {child.exitcode})")
     if expected_sha256 is not None and sha256 != expected_sha256:
         raise ArabicBuildError(
             f"the Arabic list built from {data_dir} has sha256 {sha256} ({word_count} words), "
