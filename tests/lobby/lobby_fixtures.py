@@ -9,8 +9,10 @@ ordinary synchronous stubs.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Sequence
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar, cast
@@ -24,7 +26,7 @@ from prometheus_client import CollectorRegistry
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio.lobby.v1 import lobby_pb2_grpc
 from lexio_lobby.codes import ALPHABET, new_code
-from lexio_lobby.games import GameSpec
+from lexio_lobby.games import GameSpec, parse_games
 from lexio_lobby.metrics import LobbyMetrics
 from lexio_lobby.model import TableState
 from lexio_lobby.redis_store import DEFAULT_PREFIX, RedisTableStore
@@ -38,6 +40,28 @@ CODE_FORMAT = re.compile(f"[{ALPHABET}]{{5}}-[{ALPHABET}]{{5}}")
 #: Games most suites use: no readiness check, so always ready.
 CARDS = GameSpec(name="cards", min_seats=2, max_seats=4)
 PARTY = GameSpec(name="party", min_seats=3, max_seats=6)
+#: al-Mishqaq as docs/lobby.md registers it (M1–M3: side, Latin language, two time banks).
+MISHQAQ_JSON: Final[dict[str, Any]] = {
+    "name": "mishqaq",
+    "min_seats": 2,
+    "max_seats": 2,
+    "health_address": "127.0.0.1:50051",
+    "health_service": "lexio.mishqaq.v1.Engine",
+    "options": [
+        {"name": "host_side", "choices": ["latin", "arabic"], "default": "latin"},
+        {"name": "latin", "choices": ["fr", "en"], "default": "fr"},
+        {"name": "latin_minutes", "choices": [20, 25, 30, 35, 40], "default": 30},
+        {"name": "arabic_minutes", "choices": [20, 25, 30, 35, 40], "default": 30},
+    ],
+}
+#: The same registration without its readiness check (always ready), for the suites.
+MISHQAQ = replace(parse_games(json.dumps([MISHQAQ_JSON]))[0], health_address=None)
+MISHQAQ_DEFAULTS: Final = {
+    "host_side": "latin",
+    "latin": "fr",
+    "latin_minutes": 30,
+    "arabic_minutes": 30,
+}
 TTL = 3600.0
 JOIN_FAILURES = 10
 JOIN_WINDOW = 600.0
@@ -106,7 +130,8 @@ async def open_store(db_path: Path, redis_url: str = "") -> TableStore:
 
 def redis_tables(url: str, prefix: str = DEFAULT_PREFIX) -> dict[str, dict[str, str]]:
     """Every table hash under ``prefix``, after checking that the keys agree with each other:
-    each table has all its fields, its code key names it, it is indexed under its own state
+    each table has all its fields (a table written before options existed: all but
+    ``options``), its code key names it, it is indexed under its own state
     only (scored by ``updated_at``); no code, index entry or other key without its table."""
     client = redis.Redis.from_url(url, decode_responses=True)
     try:
@@ -141,10 +166,10 @@ def redis_tables(url: str, prefix: str = DEFAULT_PREFIX) -> dict[str, dict[str, 
         client.close()
     fields = {
         "table_id", "code", "game", "min_seats", "max_seats", "state", "seats", "created_at",
-        "updated_at", "version", "close_reason",
+        "updated_at", "version", "close_reason", "options",
     }  # fmt: skip
     for table_id, table in tables.items():
-        assert set(table) == fields, table_id
+        assert set(table) in (fields, fields - {"options"}), table_id
         assert table["table_id"] == table_id
         assert codes.get(table["code"]) == table_id
         for state, entries in index.items():
@@ -156,6 +181,66 @@ def redis_tables(url: str, prefix: str = DEFAULT_PREFIX) -> dict[str, dict[str, 
     assert set().union(*index.values()) == set(tables)
     assert others <= {prefix + "schema", *(f"{prefix}state:{s.value}" for s in TableState)}
     return tables
+
+
+#: The SQLite schema before table options (version 1), as lobbies before issue 15 made it.
+_SCHEMA_V1 = """
+CREATE TABLE lobby_tables (
+    table_id     TEXT PRIMARY KEY,
+    code         TEXT NOT NULL UNIQUE,
+    game         TEXT NOT NULL,
+    min_seats    INTEGER NOT NULL,
+    max_seats    INTEGER NOT NULL,
+    state        TEXT NOT NULL,
+    seats        TEXT NOT NULL,
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL,
+    version      INTEGER NOT NULL,
+    close_reason TEXT
+);
+CREATE INDEX lobby_tables_by_state ON lobby_tables (state, updated_at);
+PRAGMA user_version = 1;
+"""
+
+
+def _legacy_seats(at: float) -> str:
+    return json.dumps([{"player_id": "p0", "name": "Zoé", "at": at}], ensure_ascii=False)
+
+
+def write_v1_file(path: Path, table_id: str, code: str, at: float = 100.0) -> None:
+    """A version-1 SQLite file holding one open table of game "cards", made ``at``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as db:
+        db.executescript(_SCHEMA_V1)
+        db.execute(
+            "INSERT INTO lobby_tables VALUES (?, ?, 'cards', 2, 4, 'open', ?, ?, ?, 1, NULL)",
+            (table_id, code, _legacy_seats(at), at, at),
+        )
+    db.close()
+
+
+def write_v1_hash(url: str, table_id: str, code: str, at: float = 100.0) -> None:
+    """An open table of game "cards" as a lobby before issue 15 wrote it to Redis."""
+    with redis.Redis.from_url(url) as raw:
+        raw.set(DEFAULT_PREFIX + "schema", "1", nx=True)
+        raw.hset(
+            f"{DEFAULT_PREFIX}table:{table_id}",
+            mapping={
+                "table_id": table_id,
+                "code": code,
+                "game": "cards",
+                "min_seats": "2",
+                "max_seats": "4",
+                "state": "open",
+                "seats": _legacy_seats(at),
+                "created_at": repr(at),
+                "updated_at": repr(at),
+                "version": "1",
+                "close_reason": "",
+            },
+        )
+        raw.set(f"{DEFAULT_PREFIX}code:{code}", table_id)
+        raw.zadd(f"{DEFAULT_PREFIX}state:open", {table_id: at})
 
 
 @dataclass
@@ -221,10 +306,26 @@ class LobbyHarness:
     # -- calls -----------------------------------------------------------------------------
 
     def create(
-        self, player: str = "p0", name: str = "Ana", game: str = "cards"
+        self,
+        player: str = "p0",
+        name: str = "Ana",
+        game: str = "cards",
+        options: Mapping[str, str | int | pb.OptionValue] | None = None,
     ) -> pb.CreateTableResponse:
-        request = pb.CreateTableRequest(game=game, player_id=player, display_name=name)
+        request = pb.CreateTableRequest(
+            game=game,
+            player_id=player,
+            display_name=name,
+            options={k: to_value(v) for k, v in (options or {}).items()},
+        )
         reply: pb.CreateTableResponse = self.stub.CreateTable(request, timeout=10)
+        return reply
+
+    def lookup(self, code: str, caller: str = "client-a") -> pb.LookupCodeResponse:
+        request = pb.LookupCodeRequest(invite_code=code)
+        reply: pb.LookupCodeResponse = self.stub.LookupCode(
+            request, metadata=(("x-lexio-caller", caller),), timeout=10
+        )
         return reply
 
     def join(
@@ -273,6 +374,23 @@ def refusal(call: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[grpc.S
     except grpc.RpcError as e:
         return e.code(), e.details()
     raise AssertionError("the call succeeded; a refusal was expected")
+
+
+def to_value(value: str | int | pb.OptionValue) -> pb.OptionValue:
+    """An option value for a request (an OptionValue passes as is: tests send odd ones)."""
+    if isinstance(value, pb.OptionValue):
+        return value
+    return pb.OptionValue(text=value) if isinstance(value, str) else pb.OptionValue(integer=value)
+
+
+def from_values(values: Mapping[str, pb.OptionValue]) -> dict[str, str | int]:
+    """A protobuf options map as plain Python, each value of the type it was sent as."""
+    plain: dict[str, str | int] = {}
+    for name, value in values.items():
+        kind = value.WhichOneof("value")
+        assert kind in ("text", "integer"), name
+        plain[name] = value.text if kind == "text" else value.integer
+    return plain
 
 
 def names(table: pb.Table) -> list[str]:

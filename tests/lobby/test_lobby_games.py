@@ -214,7 +214,7 @@ def test_bad_game_configuration_is_refused_with_a_reason(text: str, why: str) ->
         parse_games(text)
 
 
-def test_config_from_env_defaults_to_lexio_on_the_local_engine(
+def test_config_from_env_defaults_to_both_games_on_the_local_engine(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     for name in list(os.environ):
@@ -222,12 +222,21 @@ def test_config_from_env_defaults_to_lexio_on_the_local_engine(
             monkeypatch.delenv(name)
     config = LobbyConfig.from_env()
     assert config.games == DEFAULT_GAMES
-    (lexio,) = DEFAULT_GAMES
+    lexio, mishqaq = DEFAULT_GAMES
     assert (lexio.name, lexio.min_seats, lexio.max_seats) == ("lexio", 2, 4)
     assert (lexio.health_address, lexio.health_service) == (
         "127.0.0.1:50051",
         "lexio.engine.v1.Engine",
     )
+    # M1–M3: two seats, and the options fixed with the invitation.
+    assert (mishqaq.name, mishqaq.min_seats, mishqaq.max_seats) == ("mishqaq", 2, 2)
+    assert mishqaq.health_service == "lexio.mishqaq.v1.Engine"
+    assert {o.name: (o.choices, o.default) for o in mishqaq.options} == {
+        "host_side": (("latin", "arabic"), "latin"),
+        "latin": (("fr", "en"), "fr"),
+        "latin_minutes": ((20, 25, 30, 35, 40), 30),
+        "arabic_minutes": ((20, 25, 30, 35, 40), 30),
+    }
     assert (config.host, config.port, config.metrics_port) == ("127.0.0.1", 50053, 9103)
     assert config.db_path == Path("var/lobby.sqlite3")
     assert (config.code_ttl, config.join_failures, config.join_window) == (86400, 10, 600)

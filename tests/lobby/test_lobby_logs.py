@@ -40,22 +40,27 @@ def test_no_log_line_holds_an_invite_code(
     caplog.set_level(logging.DEBUG)
     created = lobby.create()
     table_id, code = created.table.table_id, created.invite_code
+    lobby.lookup(code.lower())
     lobby.join(code.lower(), "p1")
     lobby.join(code.replace("-", " "), "p1")
     lobby.get(table_id, "p1")
     wrong = new_code()
     refusal(lobby.join, wrong, "p2", caller="guesser")
+    refusal(lobby.lookup, new_code(), caller="guesser")
     for _ in range(JOIN_FAILURES):
         refusal(lobby.join, new_code(), "p2", caller="guesser")
     refusal(lobby.join, code, "p2", caller="guesser")  # rate limited with the right code
+    refusal(lobby.lookup, code, caller="guesser")  # the same, looking
     lobby.leave(table_id, "p1")
     lobby.join(code, "p3")
     lobby.start_table(table_id, "p0")
     refusal(lobby.join, code, "p4")
     lobby.close_table(table_id, "p0")
+    refusal(lobby.lookup, code)
     expiring = lobby.create(player="h2")
     lobby.clock.advance(TTL)
     refusal(lobby.join, expiring.invite_code, "p5")
+    refusal(lobby.lookup, expiring.invite_code)
     lobby.sweep()
     lobby.restart()
     lobby.get(table_id)
@@ -69,4 +74,6 @@ def test_no_log_line_holds_an_invite_code(
             assert secret not in line, line
     # What is logged about an unknown code is its redacted form.
     assert any(json.loads(line).get("code") == redact(parse_code(wrong)) for line in lines)
+    messages = {json.loads(line)["msg"] for line in lines}
+    assert {"lookup refused: unknown code", "lookup refused: rate limited"} <= messages
     assert any(table_id in line for line in lines)

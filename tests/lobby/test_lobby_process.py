@@ -16,7 +16,7 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lexio_testing import RedisServer, free_port
-from lobby_fixtures import race_joins
+from lobby_fixtures import MISHQAQ_JSON, race_joins
 
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio.lobby.v1 import lobby_pb2_grpc
@@ -158,6 +158,41 @@ def test_bad_configuration_stops_start_up_with_a_clear_message(tmp_path: Path) -
     assert "LEXIO_LOBBY_GAMES" in err and "min_seats <= max_seats" in err
     err = _refuses(tmp_path, LEXIO_LOBBY_CODE_TTL="soon")
     assert "LEXIO_LOBBY_CODE_TTL must be a number" in err
+
+
+def test_a_bad_option_stops_start_up_with_one_line_naming_the_game_and_the_option(
+    tmp_path: Path,
+) -> None:
+    bad = {**MISHQAQ_JSON, "options": [{"name": "latin", "choices": ["fr", "en"], "default": "de"}]}
+    err = _refuses(tmp_path, LEXIO_LOBBY_GAMES=json.dumps([bad]))
+    (line,) = err.splitlines()
+    assert json.loads(line)["msg"] == (
+        "bad configuration: LEXIO_LOBBY_GAMES: game 'mishqaq', option 'latin': "
+        "default 'de' is not one of the choices"
+    )
+
+
+def test_the_process_serves_the_options_its_environment_registers(tmp_path: Path) -> None:
+    mishqaq = {k: v for k, v in MISHQAQ_JSON.items() if not k.startswith("health_")}
+    env = _env(
+        LEXIO_LOBBY_DB=str(tmp_path / "lobby.sqlite3"), LEXIO_LOBBY_GAMES=json.dumps([mishqaq])
+    )
+    with _running(env) as port, grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = lobby_pb2_grpc.LobbyStub(channel)
+        (game,) = stub.ListGames(pb.ListGamesRequest(), timeout=5).games
+        assert [o.name for o in game.options] == [o["name"] for o in MISHQAQ_JSON["options"]]
+        created = stub.CreateTable(
+            pb.CreateTableRequest(
+                game="mishqaq",
+                player_id="p0",
+                display_name="Ana",
+                options={"latin_minutes": pb.OptionValue(integer=40)},
+            ),
+            timeout=5,
+        )
+        found = stub.LookupCode(pb.LookupCodeRequest(invite_code=created.invite_code), timeout=5)
+        assert found.options["latin_minutes"].integer == 40
+        assert found.options["host_side"].text == "latin"
 
 
 def test_an_unusable_store_stops_start_up(tmp_path: Path) -> None:

@@ -20,10 +20,14 @@ import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lexio_testing import LoopThread, RedisServer, free_port
 from lobby_fixtures import (
+    CARDS,
     JOIN_FAILURES,
     JOIN_WINDOW,
+    MISHQAQ,
+    MISHQAQ_DEFAULTS,
     FakeClock,
     LobbyHarness,
+    from_values,
     lobby_config,
     players,
     race_joins,
@@ -55,7 +59,9 @@ def replicas(
     clock = FakeClock()
     started = []
     for n in range(2):
-        config = lobby_config(tmp_path / f"unused{n}.sqlite3", redis_url=redis_server.url)
+        config = lobby_config(
+            tmp_path / f"unused{n}.sqlite3", games=(CARDS, MISHQAQ), redis_url=redis_server.url
+        )
         started.append(LobbyHarness(loop_thread, config, clock=clock).start())
     yield started[0], started[1]
     for harness in started:
@@ -133,6 +139,44 @@ def test_the_join_limit_is_counted_across_replicas(
     assert b.join(code, "p1", caller="guesser").seat == 2
 
 
+def test_options_fixed_on_one_replica_are_seen_on_the_other_before_joining(
+    replicas: tuple[LobbyHarness, LobbyHarness], redis_server: RedisServer
+) -> None:
+    a, b = replicas
+    created = a.create(game="mishqaq", options={"host_side": "arabic", "latin_minutes": 25})
+    expected = {**MISHQAQ_DEFAULTS, "host_side": "arabic", "latin_minutes": 25}
+    found = b.lookup(created.invite_code, caller="invitee")
+    assert (found.game, from_values(found.options), found.seated) == ("mishqaq", expected, 1)
+    assert from_values(b.join(created.invite_code, "p1", caller="invitee").table.options) == (
+        expected
+    )
+    assert from_values(a.get(created.table.table_id).table.options) == expected
+    assert b.lookup(created.invite_code).seated == 2
+    (stored,) = redis_tables(redis_server.url).values()
+    assert stored["options"] == (
+        '{"host_side": "arabic", "latin": "fr", "latin_minutes": 25, "arabic_minutes": 30}'
+    )
+
+
+def test_lookups_and_joins_share_one_budget_across_replicas(
+    replicas: tuple[LobbyHarness, LobbyHarness],
+) -> None:
+    a, b = replicas
+    _, code = a.seated_table(1)
+    for n in range(JOIN_FAILURES):  # lookups on one replica, joins on the other, one caller
+        guess = f"{n:010d}".replace("0", "2").replace("1", "3")
+        if n % 2:
+            assert refusal(b.join, guess, "g", caller="guesser") == UNKNOWN
+        else:
+            assert refusal(a.lookup, guess, caller="guesser") == UNKNOWN
+    for replica in (a, b):
+        assert refusal(replica.lookup, code, caller="guesser") == LIMITED
+        assert refusal(replica.join, code, "p1", caller="guesser") == LIMITED
+    assert b.lookup(code, caller="someone-else").seated == 1
+    a.clock.advance(JOIN_WINDOW)
+    assert b.lookup(code, caller="guesser").seated == 1
+
+
 def test_a_burst_of_guesses_through_both_replicas_gets_exactly_the_budget(
     replicas: tuple[LobbyHarness, LobbyHarness],
 ) -> None:
@@ -196,6 +240,8 @@ def test_redis_down_fails_calls_cleanly_and_the_lobby_resumes_when_it_returns(
         assert refusal(lobby.create) == DOWN
         assert refusal(lobby.join, open_code, "p7") == DOWN
         assert refusal(lobby.join, "ZZZZZ-ZZZZZ", "p7", caller="guesser") == DOWN
+        assert refusal(lobby.lookup, open_code) == DOWN
+        assert refusal(lobby.lookup, "ZZZZZ-ZZZZZ", caller="guesser") == DOWN
         assert refusal(lobby.get, open_id) == DOWN
         assert refusal(lobby.leave, open_id, "p1") == DOWN
         assert refusal(lobby.start_table, open_id, "p0") == DOWN
@@ -396,6 +442,7 @@ def test_the_key_layout(loop_thread: LoopThread, redis_server: RedisServer, tmp_
             assert raw.get(f"{p}schema") == "1"
             assert raw.get(f"{p}code:{code}") == table_id
             assert raw.hget(f"{p}table:{table_id}", "version") == "2"
+            assert raw.hget(f"{p}table:{table_id}", "options") == "{}"  # "cards" has none
             assert raw.zrange(f"{p}state:open", 0, -1) == [table_id]
             assert 0 < raw.pttl(f"{p}joins:caller:guesser") <= JOIN_WINDOW * 1000
             lobby.close_table(table_id, "p0")

@@ -1,5 +1,6 @@
-"""The table stores on real storage: compare-and-set, unique codes, the sweep's queries and
-reopening on both (SQLite file, redis-server); WAL and bad files for SQLite."""
+"""The table stores on real storage: compare-and-set, unique codes, the sweep's queries,
+options and reopening on both (SQLite file, redis-server); WAL, bad files and the migration of
+version-1 files for SQLite; tables stored before options existed on both."""
 
 from __future__ import annotations
 
@@ -11,10 +12,18 @@ from pathlib import Path
 
 import pytest
 from lexio_testing import LoopThread, RedisServer
-from lobby_fixtures import BACKENDS, open_store, redis_for, redis_tables
+from lobby_fixtures import (
+    BACKENDS,
+    open_store,
+    redis_for,
+    redis_tables,
+    write_v1_file,
+    write_v1_hash,
+)
 
 from lexio_lobby import model
 from lexio_lobby.model import CloseReason, Seat, Table, TableState
+from lexio_lobby.redis_store import RedisTableStore
 from lexio_lobby.store import SqliteTableStore, StoreError, TableStore
 
 
@@ -194,3 +203,103 @@ def test_the_table_repr_never_shows_the_code() -> None:
     table = _table(code="7KQF3XMP9A")
     assert "7KQF3XMP9A" not in repr(table)
     assert "7KQF3XMP9A" not in str(table)
+
+
+# -- options ------------------------------------------------------------------------------------
+
+MISHQAQ_OPTIONS = (
+    ("host_side", "arabic"),
+    ("latin", "en"),
+    ("latin_minutes", 40),
+    ("arabic_minutes", 20),
+)
+
+
+def test_options_round_trip_exactly_through_writes_and_reopening(
+    loop_thread: LoopThread, tmp_path: Path, redis: RedisServer | None
+) -> None:
+    path = tmp_path / "lobby.sqlite3"
+    url = redis.url if redis else ""
+    table = replace(_table(), options=MISHQAQ_OPTIONS)
+    first = loop_thread.run(open_store(path, url))
+    try:
+        assert loop_thread.run(first.insert(table))
+        assert loop_thread.run(first.insert(_table("t2", "3333333333")))  # no options
+        joined, _, _ = model.join(table, Seat("p1", "Bea", 101.0), 101.0)
+        assert loop_thread.run(first.replace(joined, table.version))
+    finally:
+        loop_thread.run(first.close())
+    second = loop_thread.run(open_store(path, url))
+    try:
+        for found in (
+            loop_thread.run(second.get("t1")),
+            loop_thread.run(second.find_by_code("2345678923")),
+            *(t for t in loop_thread.run(second.idle_open(1000.0, 10)) if t.table_id == "t1"),
+        ):
+            assert found == joined
+            assert found.options == MISHQAQ_OPTIONS  # same order, same values...
+            assert [type(v) for _, v in found.options] == [str, str, int, int]  # ...same types
+        plain = loop_thread.run(second.get("t2"))
+        assert plain is not None and plain.options == ()
+    finally:
+        loop_thread.run(second.close())
+
+
+def test_a_version_1_file_is_migrated_and_its_tables_load_without_options(
+    loop_thread: LoopThread, tmp_path: Path
+) -> None:
+    path = tmp_path / "old.sqlite3"
+    write_v1_file(path, "old", "2345678923")
+    store = loop_thread.run(SqliteTableStore.open(path))
+    try:
+        old = loop_thread.run(store.get("old"))
+        assert old is not None
+        assert (old.game, old.options, old.seats[0].display_name) == ("cards", (), "Zoé")
+        joined, _, _ = model.join(old, Seat("p1", "Bea", 101.0), 101.0)
+        assert loop_thread.run(store.replace(joined, old.version))
+        assert loop_thread.run(
+            store.insert(replace(_table("new", "3333333333"), options=(("a", 1),)))
+        )
+        assert loop_thread.run(store.get("old")) == joined
+    finally:
+        loop_thread.run(store.close())
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        rows = dict(db.execute("SELECT table_id, options FROM lobby_tables"))
+    db.close()
+    assert rows == {"old": "{}", "new": '{"a": 1}'}
+
+
+def test_two_lobbies_opening_one_old_file_at_once_migrate_it_once(
+    loop_thread: LoopThread, tmp_path: Path
+) -> None:
+    path = tmp_path / "old.sqlite3"
+    write_v1_file(path, "old", "2345678923")
+
+    async def both() -> list[Table | None]:
+        stores = await asyncio.gather(*(SqliteTableStore.open(path) for _ in range(2)))
+        try:
+            return [await store.get("old") for store in stores]
+        finally:
+            for store in stores:
+                await store.close()
+
+    first, second = loop_thread.run(both())
+    assert first is not None and first == second and first.options == ()
+
+
+def test_a_redis_table_written_before_options_loads_and_plays(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    write_v1_hash(redis_server.url, "old", "2345678923")
+    store = loop_thread.run(RedisTableStore.open(redis_server.url))
+    try:
+        old = loop_thread.run(store.find_by_code("2345678923"))
+        assert old is not None and old.options == ()
+        joined, _, _ = model.join(old, Seat("p1", "Bea", 101.0), 101.0)
+        assert loop_thread.run(store.replace(joined, old.version))
+        assert loop_thread.run(store.get("old")) == joined
+    finally:
+        loop_thread.run(store.close())
+    (fields,) = redis_tables(redis_server.url).values()
+    assert "options" not in fields  # a change never writes options: they are fixed at creation

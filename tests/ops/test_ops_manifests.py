@@ -43,7 +43,7 @@ from ops_deploy import (
 from ops_netpol import Endpoint, allowed, pods_of
 
 from lexio_common.grpc_service import LIVENESS_SERVICE
-from lexio_engine.server import ENGINE_SERVICE, EngineConfig
+from lexio_engine.server import ENGINE_SERVICE, MISHQAQ_SERVICE, EngineConfig
 from lexio_gateway.config import GatewayConfig
 from lexio_gateway.redis_store import PREFIX as GATEWAY_REDIS_PREFIX
 from lexio_lexicon.server import SERVICE_NAME as LEXICON_SERVICE
@@ -271,10 +271,12 @@ def test_addresses_point_at_services_that_exist(overlay: str) -> None:
     redis = re.fullmatch(r"redis://([a-z-]+):(\d+)/\d+", gateway["LEXIO_REDIS_URL"])
     assert redis is not None
     assert _service_port(objects, f"{redis[1]}:{redis[2]}") == ("redis", 6379)
-    (game,) = parse_games(lobby["LEXIO_LOBBY_GAMES"])
-    assert game.name == "lexio" and game.health_service == ENGINE_SERVICE
-    assert game.health_address is not None
-    assert _service_port(objects, game.health_address) == ("engine", 50051)
+    lexio, mishqaq = parse_games(lobby["LEXIO_LOBBY_GAMES"])
+    assert lexio.name == "lexio" and lexio.health_service == ENGINE_SERVICE
+    assert mishqaq.name == "mishqaq" and mishqaq.health_service == MISHQAQ_SERVICE
+    for game in (lexio, mishqaq):
+        assert game.health_address is not None
+        assert _service_port(objects, game.health_address) == ("engine", 50051)
 
 
 def _lobby_config(monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> LobbyConfig:

@@ -1,8 +1,9 @@
-"""The games the lobby serves: names, seat limits, and whether each is ready to be played.
+"""The games the lobby serves: names, seat limits, options, and whether each is ready to be played.
 
-Games are configuration, not code: a game is a name, its seat limits, and optionally a
-grpc.health.v1 check (an address and a service name) that says whether the game's back end can
-take a table right now. The lobby refuses to open tables for a game whose check fails (the
+Games are configuration, not code: a game is a name, its seat limits, the table options it lets
+the host fix with the invitation (:mod:`lexio_lobby.options`), and optionally a grpc.health.v1
+check (an address and a service name) that says whether the game's back end can take a table
+right now. The lobby refuses to open tables for a game whose check fails (the
 site's R18: a game that could not be played is not offered). A game without a check is always
 ready.
 
@@ -23,6 +24,8 @@ from typing import Any, Final
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from lexio_lobby.options import OptionConfigError, OptionSpec, check_registry, parse_option
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,8 @@ class GameSpec:
     health_address: str | None = None
     #: The service name to check there ("" is the server's overall status).
     health_service: str = ""
+    #: The options a table of this game is created with, in the order menus show them.
+    options: tuple[OptionSpec, ...] = ()
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):
@@ -62,6 +67,10 @@ class GameSpec:
             raise GameConfigError(
                 f"game {self.name!r}: need 1 <= min_seats <= max_seats <= {MAX_SEATS_LIMIT}"
             )
+        try:
+            check_registry(self.options)
+        except OptionConfigError as e:
+            raise GameConfigError(f"game {self.name!r}: {e}") from None
 
 
 def _int(entry: Mapping[str, Any], key: str, where: str) -> int:
@@ -74,7 +83,7 @@ def _int(entry: Mapping[str, Any], key: str, where: str) -> int:
 def _spec(entry: object, where: str) -> GameSpec:
     if not isinstance(entry, dict):
         raise GameConfigError(f"{where}: each game is a JSON object")
-    known = {"name", "min_seats", "max_seats", "health_address", "health_service"}
+    known = {"name", "min_seats", "max_seats", "health_address", "health_service", "options"}
     unknown = set(entry) - known
     if unknown:
         raise GameConfigError(f"{where}: unknown keys {sorted(unknown)}")
@@ -93,12 +102,23 @@ def _spec(entry: object, where: str) -> GameSpec:
         max_seats=_int(entry, "max_seats", where),
         health_address=address,
         health_service=service,
+        options=_options(entry.get("options", []), f"game {name!r}"),
     )
+
+
+def _options(entries: object, where: str) -> tuple[OptionSpec, ...]:
+    if not isinstance(entries, list):
+        raise GameConfigError(f"{where}: options must be a list")
+    try:
+        return tuple(parse_option(entry, i) for i, entry in enumerate(entries))
+    except OptionConfigError as e:
+        raise GameConfigError(f"{where}, {e}") from None
 
 
 def parse_games(text: str) -> tuple[GameSpec, ...]:
     """Games from JSON: a non-empty list of objects with ``name``, ``min_seats``,
-    ``max_seats`` and optionally ``health_address`` and ``health_service``."""
+    ``max_seats`` and optionally ``health_address``, ``health_service`` and ``options`` (a list
+    of ``{"name", "choices", "default"}``, see :mod:`lexio_lobby.options`)."""
     try:
         entries = json.loads(text)
     except json.JSONDecodeError as e:

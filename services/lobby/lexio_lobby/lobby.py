@@ -5,6 +5,10 @@ translates). Every change is read → :mod:`lexio_lobby.model` transition → co
 retried if another call changed the table in between, so concurrent calls (in one process, or in
 several processes sharing a store) never lose an update or seat two players in one place.
 
+Invite codes are guessable only at the rate :mod:`lexio_lobby.ratelimit` allows, and every call
+that answers anything about a code (JoinTable, LookupCode) spends the same per-caller budget:
+a lookup is worth as much to a guesser as a join, so a separate budget would double the rate.
+
 Time is injected (``clock``, seconds since the epoch) so expiry is testable without waiting.
 Idle expiry is applied when a table is read — an open table whose last change is ``code_ttl``
 seconds old reads as closed (reason expired) — and persisted by :meth:`Lobby.sweep`, which also
@@ -14,17 +18,26 @@ purges long-closed tables and recounts tables for the metrics.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
 
-from lexio_lobby import model
+from lexio_lobby import model, options
 from lexio_lobby.codes import InvalidCodeError, new_code, parse_code, redact
 from lexio_lobby.games import GameSpec
-from lexio_lobby.model import CloseReason, LobbyError, Reason, Seat, Table, TableState
+from lexio_lobby.model import (
+    CloseReason,
+    Invitation,
+    LobbyError,
+    Reason,
+    Seat,
+    Table,
+    TableState,
+)
 from lexio_lobby.names import InvalidNameError, clean_name, valid_player_id
 from lexio_lobby.ratelimit import Admission, JoinLimiter
 from lexio_lobby.store import StoreUnavailableError, TableStore
@@ -132,12 +145,32 @@ class Lobby:
                 return after, result
         raise LobbyError(Reason.CONFLICT)
 
-    async def create(self, game: str, player_id: str, display_name: str) -> tuple[Table, str]:
-        """Open a table with the creator as host; returns it and its canonical code."""
+    async def create(
+        self,
+        game: str,
+        player_id: str,
+        display_name: str,
+        requested: Mapping[str, object] | None = None,
+    ) -> tuple[Table, str]:
+        """Open a table with the creator as host; returns it and its canonical code.
+
+        ``requested`` are the host's option picks (``str`` or ``int`` values; anything else,
+        None included, is the wrong type); the table gets them with every other registered
+        option at its default."""
         host = self._seat(player_id, display_name)
         spec = self._games.get(game)
         if spec is None:
             raise LobbyError(Reason.UNKNOWN_GAME)
+        try:
+            table_options = options.resolve(spec.options, requested or {})
+        except options.InvalidOptionError as e:
+            registered = any(option.name == e.name for option in spec.options)
+            log.info(
+                "create refused: invalid option",
+                # A name the game does not register is the caller's text: bounded, marked.
+                extra={"game": game, "option": e.name if registered else f"?{e.name[:32]}"},
+            )
+            raise LobbyError(Reason.INVALID_OPTION) from None
         if not await self._readiness.ready(game):
             log.warning("create refused: game not ready", extra={"game": game})
             raise LobbyError(Reason.GAME_UNAVAILABLE)
@@ -151,9 +184,18 @@ class Lobby:
                 max_seats=spec.max_seats,
                 host=Seat(host.player_id, host.display_name, now),
                 now=now,
+                options=table_options,
             )
             if await self._store.insert(table):
-                log.info("table created", extra={"table_id": table.table_id, "game": game})
+                log.info(
+                    "table created",
+                    # Options are not secrets (every joiner sees them); the code is.
+                    extra={
+                        "table_id": table.table_id,
+                        "game": game,
+                        "options": dict(table_options),
+                    },
+                )
                 return table, table.code
             log.warning("code or table id collision, drawing again")
         raise LobbyError(Reason.CONFLICT)
@@ -166,20 +208,9 @@ class Lobby:
         The caller's rate limit is checked first of all, so a limited caller learns nothing,
         not even whether the code is well formed.
         """
-        admission = await self._limiter.admit(caller)
-        if not admission.allowed:
-            log.warning(
-                "join refused: rate limited",
-                extra={"caller": caller, "retry_after_s": round(admission.retry_after, 1)},
-            )
-            raise LobbyError(Reason.RATE_LIMITED, retry_after=admission.retry_after)
-        counted = False
-        try:
+        async with self._code_attempt("join", caller):
             seat = self._seat(player_id, display_name)
-            try:
-                code = parse_code(invite_code)
-            except InvalidCodeError:
-                raise LobbyError(Reason.INVALID_CODE) from None
+            code = self._parse_code(invite_code)
 
             def transition(table: Table, now: float) -> tuple[Table, tuple[int, bool]]:
                 if table.close_reason is CloseReason.EXPIRED:
@@ -189,21 +220,72 @@ class Lobby:
                 )
                 return after, (index, already)
 
-            try:
+            with self._unknown_code_logged("join", code):
                 table, (index, already) = await self._change(
                     lambda: self._store.find_by_code(code), Reason.UNKNOWN_CODE, transition
                 )
-            except LobbyError as e:
-                if e.reason is Reason.UNKNOWN_CODE:
-                    counted = True
-                    log.info("join refused: unknown code", extra={"code": redact(code)})
-                raise
-        finally:
-            if not counted:
-                await self._refund(caller, admission)
         if not already:
             log.info("player seated", extra={"table_id": table.table_id, "seat": index})
         return table, index, already
+
+    async def lookup(self, invite_code: str, caller: str) -> Invitation:
+        """What a code leads to, before joining: game, options, counts and state.
+
+        Under the join limit (the same budget, the same counting): it tells a guesser exactly
+        what a join attempt would. Read-only: a lookup never keeps a table alive.
+        """
+        async with self._code_attempt("lookup", caller):
+            code = self._parse_code(invite_code)
+            with self._unknown_code_logged("lookup", code):
+                stored = await self._store.find_by_code(code)
+                if stored is None:
+                    raise LobbyError(Reason.UNKNOWN_CODE)
+                table = self._effective(stored, self._clock())
+                if table.close_reason is CloseReason.EXPIRED:
+                    raise LobbyError(Reason.UNKNOWN_CODE)
+            if table.state is TableState.CLOSED:
+                raise LobbyError(Reason.TABLE_CLOSED)
+        return model.invitation(table)
+
+    @contextlib.asynccontextmanager
+    async def _code_attempt(self, action: str, caller: str) -> AsyncIterator[None]:
+        """One attempt with an invite code under the caller's limit (see
+        :mod:`lexio_lobby.ratelimit`): refused at once when over it; otherwise counted, and
+        refunded unless the block fails with ``unknown_code``."""
+        admission = await self._limiter.admit(caller)
+        if not admission.allowed:
+            log.warning(
+                f"{action} refused: rate limited",
+                extra={"caller": caller, "retry_after_s": round(admission.retry_after, 1)},
+            )
+            raise LobbyError(Reason.RATE_LIMITED, retry_after=admission.retry_after)
+        counted = False
+        try:
+            yield
+        except LobbyError as e:
+            counted = e.reason is Reason.UNKNOWN_CODE
+            raise
+        finally:
+            if not counted:
+                await self._refund(caller, admission)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _unknown_code_logged(action: str, code: str) -> Iterator[None]:
+        """Log an ``unknown_code`` refusal, with the code redacted (it is a secret)."""
+        try:
+            yield
+        except LobbyError as e:
+            if e.reason is Reason.UNKNOWN_CODE:
+                log.info(f"{action} refused: unknown code", extra={"code": redact(code)})
+            raise
+
+    @staticmethod
+    def _parse_code(invite_code: str) -> str:
+        try:
+            return parse_code(invite_code)
+        except InvalidCodeError:
+            raise LobbyError(Reason.INVALID_CODE) from None
 
     async def _refund(self, caller: str, admission: Admission) -> None:
         """Refund an attempt. If the limiter's store is down, the attempt stays counted (it

@@ -19,7 +19,8 @@ LATENCY_BUCKETS: Final = (
 
 
 class LobbyMetrics:
-    """RPC latency by method and outcome, tables by state, joins refused by reason."""
+    """RPC latency by method and outcome, tables by state, joins and lookups refused by
+    reason."""
 
     def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
         self.rpc_seconds = Histogram(
@@ -41,6 +42,12 @@ class LobbyMetrics:
             ["reason"],
             registry=registry,
         )
+        self.lookups_refused = Counter(
+            "lexio_lobby_lookups_refused",
+            "LookupCode calls refused, by reason code (the join limit covers them too).",
+            ["reason"],
+            registry=registry,
+        )
         self.game_ready = Gauge(
             "lexio_lobby_game_ready",
             "1 if the game's last readiness check passed, else 0.",
@@ -52,6 +59,8 @@ class LobbyMetrics:
             self.tables.labels(state=state.value)
         for reason in (Reason.UNKNOWN_CODE, Reason.RATE_LIMITED, Reason.TABLE_FULL):
             self.joins_refused.labels(reason=reason.value)
+        for reason in (Reason.UNKNOWN_CODE, Reason.RATE_LIMITED):
+            self.lookups_refused.labels(reason=reason.value)
 
     def set_table_counts(self, counts: dict[TableState, int]) -> None:
         for state, count in counts.items():

@@ -7,13 +7,16 @@ gRPC, is what lets any store apply them with a compare-and-set on ``version``.
 
 Seats are a tuple in arrival order, and a seat's index is its position: the host is always
 seat 0 (the earliest arrival still seated), a leave before the start moves later arrivals up,
-and at the start the order freezes into the turn order.
+and at the start the order freezes into the turn order. A table's options are fixed when it is
+created: no transition changes them.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
+
+from lexio_lobby.options import Options
 
 
 class Reason(enum.StrEnum):
@@ -22,6 +25,7 @@ class Reason(enum.StrEnum):
     INVALID_NAME = "invalid_name"
     INVALID_PLAYER = "invalid_player"
     INVALID_CODE = "invalid_code"
+    INVALID_OPTION = "invalid_option"
     UNKNOWN_GAME = "unknown_game"
     UNKNOWN_CODE = "unknown_code"
     UNKNOWN_TABLE = "unknown_table"
@@ -81,6 +85,8 @@ class Table:
     updated_at: float
     version: int = 1
     close_reason: CloseReason | None = None
+    #: Every option the game registered at creation, defaults filled in (registration order).
+    options: Options = ()
 
     def __repr__(self) -> str:  # the dataclass repr would print the code
         return (
@@ -130,6 +136,7 @@ def new_table(
     max_seats: int,
     host: Seat,
     now: float,
+    options: Options = (),
 ) -> Table:
     """An open table with its creator, the host, in seat 0."""
     return Table(
@@ -142,6 +149,32 @@ def new_table(
         seats=(host,),
         created_at=now,
         updated_at=now,
+        options=options,
+    )
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """What an invite code shows before joining: the game, its options and counts — on
+    purpose nothing that names the table or a person (no id, no names, no player ids)."""
+
+    game: str
+    options: Options
+    seated: int
+    min_seats: int
+    max_seats: int
+    state: TableState
+
+
+def invitation(table: Table) -> Invitation:
+    """The invitation of an open or started table (a closed one is refused before this)."""
+    return Invitation(
+        game=table.game,
+        options=table.options,
+        seated=len(table.seats),
+        min_seats=table.min_seats,
+        max_seats=table.max_seats,
+        state=table.state,
     )
 
 

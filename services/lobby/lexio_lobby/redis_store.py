@@ -5,8 +5,11 @@ layout, under a prefix (``LEXIO_LOBBY_REDIS_PREFIX``, default ``lexio:lobby:``):
 
 * ``schema`` (string): the layout's version, ``1``. A prefix holding another version stops
   start-up, as a foreign SQLite file does.
-* ``table:<table_id>`` (hash): one table — the SQLite store's columns, seats as the same JSON,
-  times as exact float text (``repr``), ``close_reason`` empty when there is none.
+* ``table:<table_id>`` (hash): one table — the SQLite store's columns, seats and options as
+  the same JSON, times as exact float text (``repr``), ``close_reason`` empty when there is
+  none. A hash written before table options existed has no ``options`` field and reads as no
+  options; adding the field did not change the layout's version, since a lobby that does not
+  know it ignores it (and never rewrites it: options are written only by *create*).
 * ``code:<code>`` (string): the id of the table holding this canonical invite code. Written
   with ``SET NX``, so a code names one table across every replica, until the table is purged.
 * ``state:open``, ``state:started``, ``state:closed`` (sorted sets): table ids scored by
@@ -52,6 +55,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lexio_common import redis_client
 from lexio_lobby.model import CloseReason, Table, TableState
+from lexio_lobby.options import options_from_json, options_to_json
 from lexio_lobby.ratelimit import DEFAULT_MAX_FAILURES, DEFAULT_WINDOW_SECONDS, Admission
 from lexio_lobby.store import StoreError, StoreUnavailableError, seats_from_json, seats_to_json
 
@@ -183,6 +187,7 @@ def _fields(table: Table) -> dict[str, str]:
         "updated_at": repr(float(table.updated_at)),
         "version": str(table.version),
         "close_reason": table.close_reason.value if table.close_reason else "",
+        "options": options_to_json(table.options),
     }
 
 
@@ -202,6 +207,7 @@ def _table(raw: Mapping[bytes | str, bytes | str]) -> Table | None:
         updated_at=float(f["updated_at"]),
         version=int(f["version"]),
         close_reason=CloseReason(f["close_reason"]) if f["close_reason"] else None,
+        options=options_from_json(f.get("options")),
     )
 
 

@@ -19,8 +19,9 @@ Configuration (environment, safe single-machine defaults):
 open table's code, seconds, 86400), ``LEXIO_LOBBY_CLOSED_RETENTION`` (seconds a closed table is
 kept before purging, 86400), ``LEXIO_LOBBY_JOIN_FAILURES`` (10) and
 ``LEXIO_LOBBY_JOIN_WINDOW`` (600 s): the unknown-code limit per caller,
-``LEXIO_LOBBY_GAMES`` (JSON list of games; default: one game "lexio", 2–4 seats, ready when
-the engine at 127.0.0.1:50051 serves ``lexio.engine.v1.Engine``),
+``LEXIO_LOBBY_GAMES`` (JSON list of games; default: "lexio", 2–4 seats, and "mishqaq", 2 seats
+with its table options, each ready while the engine at 127.0.0.1:50051 serves its health name,
+``lexio.engine.v1.Engine`` and ``lexio.mishqaq.v1.Engine``),
 ``LEXIO_LOBBY_READINESS_TIMEOUT`` (0.5 s), ``LEXIO_LOBBY_READINESS_CACHE`` (1 s),
 ``LEXIO_LOBBY_SWEEP_INTERVAL`` (30 s), ``LEXIO_SHUTDOWN_GRACE`` (5 s), ``LEXIO_LOG_LEVEL``;
 for several replicas: ``LEXIO_REDIS_URL`` (unset: SQLite), ``LEXIO_LOBBY_REDIS_PREFIX``
@@ -58,6 +59,7 @@ from lexio_lobby.codes import new_code
 from lexio_lobby.games import GameConfigError, GameReadiness, GameSpec, parse_games
 from lexio_lobby.lobby import DEFAULT_CLOSED_RETENTION, DEFAULT_CODE_TTL, Lobby
 from lexio_lobby.metrics import METRICS, LobbyMetrics
+from lexio_lobby.options import OptionSpec
 from lexio_lobby.ratelimit import (
     DEFAULT_MAX_FAILURES,
     DEFAULT_WINDOW_SECONDS,
@@ -85,6 +87,7 @@ EXIT_CANNOT_LISTEN: Final = 1
 #: Failed store pings in a row before health says NOT_SERVING (one lost ping is not an outage).
 STORE_FAILURES_BEFORE_NOT_SERVING: Final = 2
 
+BANK_MINUTES: Final = (20, 25, 30, 35, 40)
 DEFAULT_GAMES: Final = (
     GameSpec(
         name="lexio",
@@ -92,6 +95,21 @@ DEFAULT_GAMES: Final = (
         max_seats=4,
         health_address="127.0.0.1:50051",
         health_service="lexio.engine.v1.Engine",
+    ),
+    # mishqaq-rules.md M1–M3: two players; the host's side, the Latin list and both banks are
+    # fixed with the invitation.
+    GameSpec(
+        name="mishqaq",
+        min_seats=2,
+        max_seats=2,
+        health_address="127.0.0.1:50051",
+        health_service="lexio.mishqaq.v1.Engine",
+        options=(
+            OptionSpec("host_side", ("latin", "arabic"), "latin"),
+            OptionSpec("latin", ("fr", "en"), "fr"),
+            OptionSpec("latin_minutes", BANK_MINUTES, 30),
+            OptionSpec("arabic_minutes", BANK_MINUTES, 30),
+        ),
     ),
 )
 

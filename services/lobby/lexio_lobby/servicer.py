@@ -23,6 +23,7 @@ from lexio_lobby.codes import format_code
 from lexio_lobby.lobby import Lobby
 from lexio_lobby.metrics import LobbyMetrics
 from lexio_lobby.model import CloseReason, LobbyError, Reason, Table, TableState
+from lexio_lobby.options import Options, OptionSpec, OptionValue
 from lexio_lobby.store import StoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ STATUS: Final[dict[Reason, grpc.StatusCode]] = {
     Reason.INVALID_NAME: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.INVALID_PLAYER: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.INVALID_CODE: grpc.StatusCode.INVALID_ARGUMENT,
+    Reason.INVALID_OPTION: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.UNKNOWN_GAME: grpc.StatusCode.NOT_FOUND,
     Reason.UNKNOWN_CODE: grpc.StatusCode.NOT_FOUND,
     Reason.UNKNOWN_TABLE: grpc.StatusCode.NOT_FOUND,
@@ -69,6 +71,33 @@ _CLOSE_REASON: Final = {
 }
 
 
+def value_to_pb(value: OptionValue) -> pb.OptionValue:
+    return pb.OptionValue(text=value) if isinstance(value, str) else pb.OptionValue(integer=value)
+
+
+def value_from_pb(value: pb.OptionValue) -> OptionValue | None:
+    """The value as Python, or None when neither ``text`` nor ``integer`` is set (which the
+    lobby then refuses as a value of the wrong type)."""
+    kind = value.WhichOneof("value")
+    if kind == "text":
+        return value.text
+    if kind == "integer":
+        return value.integer
+    return None
+
+
+def options_to_pb(options: Options) -> dict[str, pb.OptionValue]:
+    return {name: value_to_pb(value) for name, value in options}
+
+
+def option_spec_to_pb(spec: OptionSpec) -> pb.OptionSpec:
+    return pb.OptionSpec(
+        name=spec.name,
+        choices=[value_to_pb(choice) for choice in spec.choices],
+        default_value=value_to_pb(spec.default),
+    )
+
+
 def caller_identity(context: grpc.aio.ServicerContext) -> str:
     """The gateway-provided client identity, else the peer's address without its port."""
     for key, value in context.invocation_metadata() or ():
@@ -86,6 +115,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     def __init__(self, lobby: Lobby, metrics: LobbyMetrics) -> None:
         self._lobby = lobby
         self._metrics = metrics
+        #: The calls that take an invite code count their refusals by reason.
+        self._refusals = {
+            "JoinTable": metrics.joins_refused,
+            "LookupCode": metrics.lookups_refused,
+        }
         self._store_logged_at = -math.inf
         self._store_failures_unlogged = 0
 
@@ -111,6 +145,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             expires_at=self._lobby.expires_at(table),
             close_reason=_CLOSE_REASON[table.close_reason],
             version=table.version,
+            options=options_to_pb(table.options),
         )
 
     async def _call(
@@ -130,8 +165,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 raise LobbyError(Reason.STORE_UNAVAILABLE) from e
         except LobbyError as e:
             self._observe(method, e.reason.value, started)
-            if method == "JoinTable":
-                self._metrics.joins_refused.labels(reason=e.reason.value).inc()
+            refused = self._refusals.get(method)
+            if refused is not None:
+                refused.labels(reason=e.reason.value).inc()
             await _abort(context, e)
         except Exception:
             self._observe(method, "error", started)
@@ -164,7 +200,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     ) -> pb.CreateTableResponse:
         async def work() -> pb.CreateTableResponse:
             table, code = await self._lobby.create(
-                request.game, request.player_id, request.display_name
+                request.game,
+                request.player_id,
+                request.display_name,
+                {name: value_from_pb(value) for name, value in request.options.items()},
             )
             return pb.CreateTableResponse(
                 table=self.table_to_pb(table), invite_code=format_code(code)
@@ -238,12 +277,29 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                         min_seats=spec.min_seats,
                         max_seats=spec.max_seats,
                         available=ready,
+                        options=[option_spec_to_pb(option) for option in spec.options],
                     )
                     for spec, ready in games
                 ]
             )
 
         return await self._call("ListGames", context, work)
+
+    async def LookupCode(
+        self, request: pb.LookupCodeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.LookupCodeResponse:
+        async def work() -> pb.LookupCodeResponse:
+            found = await self._lobby.lookup(request.invite_code, caller_identity(context))
+            return pb.LookupCodeResponse(
+                game=found.game,
+                options=options_to_pb(found.options),
+                seated=found.seated,
+                min_seats=found.min_seats,
+                max_seats=found.max_seats,
+                state=_STATE[found.state],
+            )
+
+        return await self._call("LookupCode", context, work)
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: LobbyError) -> NoReturn:

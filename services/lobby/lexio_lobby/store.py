@@ -16,6 +16,10 @@ statement in its own transaction. All SQLite work runs on one dedicated thread s
 loop never blocks on the disk, and so one connection is never used from two threads.
 ``synchronous=NORMAL`` is SQLite's recommended WAL setting: a restart of the lobby loses
 nothing; only a power cut or kernel crash may lose the last few commits.
+
+Schema versions (``PRAGMA user_version``): 1 had no table options; 2 adds the ``options``
+column (a JSON object). Opening a version-1 file migrates it in place, in one transaction:
+its tables get ``{}``, which is what they were created with.
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ from pathlib import Path
 from typing import Final, Protocol, TypeVar
 
 from lexio_lobby.model import CloseReason, Seat, Table, TableState
+from lexio_lobby.options import options_from_json, options_to_json
 
 T = TypeVar("T")
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS lobby_tables (
@@ -46,14 +51,20 @@ CREATE TABLE IF NOT EXISTS lobby_tables (
     created_at   REAL NOT NULL,
     updated_at   REAL NOT NULL,
     version      INTEGER NOT NULL,
-    close_reason TEXT
-);
-CREATE INDEX IF NOT EXISTS lobby_tables_by_state ON lobby_tables (state, updated_at);
+    close_reason TEXT,
+    options      TEXT NOT NULL DEFAULT '{}'  -- JSON object, fixed at creation (schema 2)
+)
 """
+_INDEX: Final = (
+    "CREATE INDEX IF NOT EXISTS lobby_tables_by_state ON lobby_tables (state, updated_at)"
+)
+#: Version 1 → 2. The default keeps a version-1 lobby's INSERT (which names its columns)
+#: working too, should one still write to the file.
+_ADD_OPTIONS: Final = "ALTER TABLE lobby_tables ADD COLUMN options TEXT NOT NULL DEFAULT '{}'"
 
 _COLUMNS: Final = (
     "table_id, code, game, min_seats, max_seats, state, seats, created_at, updated_at, "
-    "version, close_reason"
+    "version, close_reason, options"
 )
 
 
@@ -130,6 +141,7 @@ def _row_to_table(row: sqlite3.Row) -> Table:
         updated_at=row["updated_at"],
         version=row["version"],
         close_reason=CloseReason(row["close_reason"]) if row["close_reason"] else None,
+        options=options_from_json(row["options"]),
     )
 
 
@@ -146,6 +158,7 @@ def _values(table: Table) -> tuple[object, ...]:
         table.updated_at,
         table.version,
         table.close_reason.value if table.close_reason else None,
+        options_to_json(table.options),
     )
 
 
@@ -176,7 +189,7 @@ class SqliteTableStore:
             try:
                 with db:
                     db.execute(
-                        f"INSERT INTO lobby_tables ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        f"INSERT INTO lobby_tables ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                         _values(table),
                     )
             except sqlite3.IntegrityError:
@@ -289,12 +302,7 @@ def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
         if synchronous.upper() not in {"NORMAL", "FULL"}:
             raise StoreError(f"synchronous must be NORMAL or FULL, got {synchronous!r}")
         db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
-        found = db.execute("PRAGMA user_version").fetchone()[0]
-        if found not in (0, SCHEMA_VERSION):
-            raise StoreError(f"{path}: schema version {found}, this lobby knows {SCHEMA_VERSION}")
-        db.executescript(
-            f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-        )
+        _create_or_migrate(db, path)
     except sqlite3.Error as e:
         db.close()
         raise StoreError(f"cannot use {path}: {e}") from e
@@ -302,3 +310,25 @@ def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def _create_or_migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Create the schema in a new file, or bring a version-1 file to the current version.
+
+    The version is read inside the write transaction, so two lobbies opening one old file at
+    once migrate it once: the second waits for the lock, then finds it current."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        found = db.execute("PRAGMA user_version").fetchone()[0]
+        if found == 0:
+            db.execute(_SCHEMA)
+        elif found == 1:
+            db.execute(_ADD_OPTIONS)
+        elif found != SCHEMA_VERSION:
+            raise StoreError(f"{path}: schema version {found}, this lobby knows {SCHEMA_VERSION}")
+        db.execute(_INDEX)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
