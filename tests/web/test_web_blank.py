@@ -7,6 +7,7 @@ import re
 
 import web_browser
 from lexio_testing import GatewayFactory
+from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
 
 # The shared browser fixtures (pytest finds them by these names).
@@ -35,6 +36,7 @@ def test_a_blank_gets_its_letter_and_everyone_sees_it_marked(
     dialog = ana.page.locator("#dlg-blank")
     dialog.wait_for()
     assert "Lettre du joker" in dialog.inner_text()
+    assert_no_axe_violations(ana, "the blank's letter dialog")
     ana.page.keyboard.press("t")  # typing the letter chooses it
     assert dialog.is_hidden()
     blank = ana.cell(6, 7).locator(".tile.pending.blank")

@@ -1,5 +1,7 @@
 """The turn clock (R28): it counts down on screen, and when it runs out the table passes for
-the player, which both logs say. Before that: a reload at the waiting table keeps the seat."""
+the player, which both logs say, and the live region too: the player is warned at once (a
+turn this short starts in the last 10 seconds). Before that: a reload at the waiting table
+keeps the seat."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ def test_the_clock_counts_down_and_the_table_passes_on_time_out(
 ) -> None:
     gateway = gateway_factory(seed=5, turn_seconds=4.0)
     ana = players(gateway.url + "/")
+    ana.listen()
     code = ana.create("Ana")
     bruno = players(gateway.url + "/")
     bruno.join(code, "Bruno")
@@ -46,9 +49,12 @@ def test_the_clock_counts_down_and_the_table_passes_on_time_out(
     assert seconds_left(ana) < first
     assert abs(seconds_left(bruno) - seconds_left(ana)) <= 1  # the same clock for everyone
 
+    warning = ana.wait_heard("pour jouer !", region="assertive")
+    assert re.fullmatch(r"Plus que [1-4] secondes? pour jouer !", warning["text"]), warning
     for player in (ana, bruno):
         player.wait_log(1, timeout=8)
         assert "Temps écoulé : la table a passé pour Ana." in player.log_text()
+    ana.wait_heard("Temps écoulé : la table a passé pour Ana. Au tour de Bruno.")
     assert ana.text("#turn-status") == "Au tour de Bruno"
     assert bruno.text("#turn-status") == "À vous de jouer !"
     assert 0 < seconds_left(bruno) <= 4

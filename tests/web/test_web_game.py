@@ -10,6 +10,7 @@ from pathlib import Path
 
 import web_browser
 from lexio_testing import GatewayFactory
+from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory, screenshot_path
 from web_pages import Player
 from web_words import legal_move, refused_move, showy_move
@@ -66,6 +67,7 @@ def test_two_players_play_a_whole_game_in_french(
     ana.page.fill("#home-name", "Ana")
     ana.page.locator("#home-name").blur()
     ana.page.screenshot(path=str(screenshot_path("home.png", tmp_path)))
+    assert_no_axe_violations(ana, "home, a name typed")
     code = ana.create("Ana")
     assert re.fullmatch(r"[A-Z0-9]{5}-[A-Z0-9]{5}", code)
     assert ana.page.input_value("#share-link") == f"{gateway.url}/?join={code}"
@@ -79,6 +81,7 @@ def test_two_players_play_a_whole_game_in_french(
     assert "Ana" in bruno.text("#seat-list") and "hôte" in bruno.text("#seat-list")
     assert bruno.page.locator("#start-game").is_hidden()
     assert "En attente du lancement par Ana" in bruno.text("#table-hint")
+    assert_no_axe_violations(ana, "table waiting, the host can start")
     ana.page.locator("#start-game:enabled").click()
     for player in (ana, bruno):
         player.wait_screen("game")
@@ -106,6 +109,7 @@ def test_two_players_play_a_whole_game_in_french(
     assert "existe" not in message
     assert "Il vous reste 9 essais dans la réserve." in message
     assert "Réserve d'essais : 9/10" in bruno.text("#reserve")
+    assert_no_axe_violations(bruno, "a refusal naming every refused word")
     assert bruno.text("#turn-status") == "À vous de jouer !"
     bruno.page.click("#btn-recall")
     assert bruno.page.locator("#board .tile.pending").count() == 0
@@ -159,6 +163,8 @@ def test_two_players_play_a_whole_game_in_french(
     bruno.page.click("#btn-pass")
     bruno.page.locator("#dlg-confirm[open]").wait_for()
     assert "la partie s'arrête" in bruno.text("#dlg-confirm")
+    assert bruno.js("document.activeElement.id") == "confirm-cancel"  # the safe choice
+    assert_no_axe_violations(bruno, "the end-the-game dialog")
     bruno.page.click("#dlg-confirm button[data-close='']")
     assert bruno.js("window.lexio.log.length") == 11
     bruno.page.click("#btn-pass")
@@ -183,6 +189,7 @@ def test_two_players_play_a_whole_game_in_french(
             assert shown.split() == [("joker" if t == "?" else t) for t in rack]
             assert rows.locator(".final").inner_text() == str(ending["final_scores"][seat])
         assert player.page.locator("#play-area").is_hidden()
+        assert_no_axe_violations(player, "the end of the game")
 
     # Play again: the host opens a new table, Bruno joins it from his end screen.
     bruno.page.locator("#end-panel").get_by_text("Si Ana propose de rejouer").wait_for()

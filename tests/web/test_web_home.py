@@ -16,6 +16,7 @@ import pytest
 import web_browser
 from lexio_testing import GatewayFactory, LoopThread
 from playwright.sync_api import WebSocket, WebSocketRoute
+from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
 
 from lexio_common.grpc_service import RunningServer
@@ -40,6 +41,7 @@ def test_the_home_page_says_lexio_is_not_available_instead_of_offering_a_table(
     notice.wait_for()
     assert "Lexio is not available right now" in notice.inner_text()
     assert visitor.page.locator("#home-create").is_hidden()
+    assert_no_axe_violations(visitor, "home, Lexio not available")
     # The page cannot tell a lobby that is down from a lexicon that is (welcome says only
     # "lexio": false): joining stays offered, and trying it says why it cannot be done now.
     visitor.page.fill("#home-name", "Eva")
@@ -57,6 +59,7 @@ def test_wrong_codes_and_names_are_explained(
     assert visitor.page.input_value("#home-code") == "zzzzz-zzzzz"
     visitor.page.click("#home-join")
     assert visitor.text("#home-error") == "Elige un nombre de 1 a 24 caracteres."
+    assert_no_axe_violations(visitor, "home, a wrong name explained")
     assert visitor.js("document.activeElement.id") == "home-name"
     visitor.page.fill("#home-name", "Eva")
     visitor.page.click("#home-join")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import web_browser
 from lexio_testing import GatewayFactory
+from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory, screenshot_path
 from web_pages import Player
 from web_words import legal_move, refused_move, showy_move
@@ -46,6 +47,7 @@ def test_arabic_board_is_mirrored_and_a_spanish_phone_plays_the_same_game(
     assert layla.js("document.documentElement.dir") == "rtl"
     assert layla.js("document.documentElement.lang") == "ar"
     assert layla.text("#home-title") == "العب Lexio"
+    assert_no_axe_violations(layla, "home in Arabic")
     code = layla.create("ليلى")
 
     # The share link pre-fills the code for Diego, whose browser speaks Spanish.
@@ -78,6 +80,7 @@ def test_arabic_board_is_mirrored_and_a_spanish_phone_plays_the_same_game(
     assert "Registro de la partida" in diego.text("#log-title")
     assert diego.js("document.documentElement.scrollWidth") <= 360
     assert layla.text("#turn-status") == "دورك!"
+    assert_no_axe_violations(diego, "game in Spanish on a 360 px phone")
 
     # Column A is at the far right for Layla, at the far left for Diego.
     def label_x(player: Player, label: str) -> float:
@@ -106,6 +109,10 @@ def test_arabic_board_is_mirrored_and_a_spanish_phone_plays_the_same_game(
     first = layla.cell(word["row"], word["col"]).locator(".tile-letter").inner_text()
     assert first == word["word"][0]  # Latin letters stay Latin
     assert "←" in layla.log_text() and "→" in diego.log_text()
+    # The arrows are shown, not read: the log says the direction in words.
+    assert layla.page.locator("#log .pos [aria-hidden='true']").first.inner_text() == "←"
+    assert layla.page.locator("#log .pos .visually-hidden").first.inner_text() == "أفقيًا"
+    assert_no_axe_violations(layla, "game in Arabic, mirrored, after a move")
 
     # Diego's refusal, in Spanish, names every refused word.
     view = diego.view()

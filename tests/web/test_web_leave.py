@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import web_browser
 from lexio_testing import GatewayFactory, GatewayHandle, LoopThread
+from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory, start_game
 from web_words import legal_move
 
@@ -32,6 +33,7 @@ def test_leaving_mid_game_keeps_the_seat_the_table_passes_and_the_player_comes_b
 ) -> None:
     gateway = gateway_factory(seed=5, disconnect_grace=1.0)
     ana, bruno = start_game(players, gateway.url)
+    ana.listen()
     token = bruno.js("localStorage.getItem('lexio.token')")
     assert token
 
@@ -43,6 +45,8 @@ def test_leaving_mid_game_keeps_the_seat_the_table_passes_and_the_player_comes_b
     assert "Votre place reste à vous, avec vos jetons." in question
     assert "la table passera pour vous" in question
     assert "sur cet appareil et dans ce navigateur" in question
+    assert bruno.js("document.activeElement.id") == "confirm-cancel"  # the safe choice
+    assert_no_axe_violations(bruno, "the leave dialog")
     bruno.page.click("#dlg-confirm button[data-close='']")
     assert bruno.page.locator("#screen-game").is_visible()
     assert connected_as(loop_thread, gateway, "Bruno")
@@ -55,6 +59,7 @@ def test_leaving_mid_game_keeps_the_seat_the_table_passes_and_the_player_comes_b
     assert "Une partie vous attend" in away.inner_text()
     assert bruno.js("localStorage.getItem('lexio.token')") == token
     assert bruno.page.locator("#home-create").is_visible()  # he may also start something new
+    assert_no_axe_violations(bruno, "home, a game waiting")
 
     # His socket is closed: Ana sees the seat away, and the gateway holds no connection for it.
     ana.wait_js(BRUNO_OFFLINE)
@@ -70,6 +75,7 @@ def test_leaving_mid_game_keeps_the_seat_the_table_passes_and_the_player_comes_b
     assert (entry["kind"], entry["seat"], entry["cause"]) == ("pass", 1, "disconnected")
     line = ana.text("#log .log-entry[data-number='2'] .log-body")
     assert line == "La table a passé pour Bruno (déconnexion)."
+    ana.wait_heard("La table a passé pour Bruno (déconnexion). À vous de jouer !")
 
     # He chose to leave: a reload keeps him on the home page, still away.
     bruno.page.reload()

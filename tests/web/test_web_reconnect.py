@@ -7,6 +7,7 @@ from __future__ import annotations
 import web_browser
 from lexio_testing import GatewayFactory, GatewayHandle, LoopThread
 from playwright.sync_api import WebSocketRoute
+from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
 from web_words import legal_move
 
@@ -63,6 +64,7 @@ def test_lost_connection_banner_backoff_and_resume_without_reload(
     banner = bruno.page.locator("#banner")
     banner.wait_for()
     assert "Connexion perdue" in banner.inner_text()
+    assert_no_axe_violations(bruno, "the connection lost banner")
     ana.wait_js("document.querySelector('#players [data-seat=\"1\"]').matches('.offline')")
     assert "hors ligne" in ana.text("#players [data-seat='1']")
 

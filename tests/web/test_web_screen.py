@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import web_browser
 from lexio_testing import GatewayFactory
+from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory, start_game
 from web_pages import Player
 from web_words import legal_move, refused_move
@@ -62,6 +63,7 @@ def test_at_1280_by_800_the_table_fits_with_a_refusal_and_a_tile_drags_to_row_1(
     assert bruno.js("window.scrollY") == 0
     for selector in (*BUTTONS, "#message", "#rack"):
         assert bruno.fully_in_view(selector), selector
+    assert_no_axe_violations(bruno, "a refusal at 1280×800")
     assert bruno.fully_in_view(f"#board .cell[data-row='{ROW_1}'][data-col='{FREE_IN_ROW_1}']")
 
     # From the rack to row 1 with the mouse: pressed, moved, released; the tile lands there.
@@ -114,6 +116,7 @@ def test_on_a_phone_the_page_scrolls_during_a_drag_up_to_row_1(
     mouse.up()
     assert pending_letter(bruno, ROW_1, FREE_IN_ROW_1) == letter
     assert bruno.js("document.documentElement.scrollWidth") <= 360
+    assert_no_axe_violations(bruno, "the game on a 360 px phone")
 
 
 CURSOR_STYLE = """(() => {

@@ -16,6 +16,28 @@ from lexio_rules import Place, TilePlacement
 
 CSP_WORDS = ("Content Security Policy", "Refused to")
 
+# What the live regions receive, as a screen reader would be told: every paragraph added to
+# an element with aria-live, with its region's politeness and its French words (lang="fr").
+# Installed before the page's scripts on each load (an init script is not subject to the
+# page's CSP), and at once on the page already open.
+LISTEN = """(() => {
+  if (window.__heard) return;
+  window.__heard = [];
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        const region = node.nodeType === 1 && node.parentElement?.closest("[aria-live]");
+        if (!region) continue;
+        window.__heard.push({
+          region: region.getAttribute("aria-live"),
+          text: node.textContent,
+          french: [...node.querySelectorAll('[lang="fr"]')].map((e) => e.textContent),
+        });
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+})()"""
+
 
 class Player:
     def __init__(self, page: Page) -> None:
@@ -78,6 +100,49 @@ class Player:
             return self.page.locator("#rack .rack-tile:has(.tile.blank)").first
         return self.page.locator(f'#rack .rack-tile:has(.tile-letter:text-is("{letter}"))').first
 
+    # Hearing (the live regions) -------------------------------------------------------------
+
+    def listen(self) -> None:
+        """From now on (and across reloads), record what the live regions are given."""
+        self.page.add_init_script(LISTEN)
+        self.page.evaluate(LISTEN)
+
+    def heard(self) -> list[dict[str, Any]]:
+        """Every announcement so far: ``{"region": "polite"|"assertive", "text", "french"}``."""
+        heard: list[dict[str, Any]] = self.js("window.__heard || []")
+        return heard
+
+    def wait_heard(
+        self, text: str, region: str | None = None, start: int = 0, timeout: float = 10.0
+    ) -> dict[str, Any]:
+        """The first announcement from index ``start`` on that contains ``text`` (in
+        ``region`` if given), waiting for it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for said in self.heard()[start:]:
+                if text in said["text"] and region in (None, said["region"]):
+                    return said
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never heard {text!r} ({region}): {self.heard()[start:]}")
+            time.sleep(0.05)
+
+    # Keyboard only -------------------------------------------------------------------------
+
+    def active_matches(self, selector: str) -> bool:
+        matches: bool = self.page.evaluate(
+            "(s) => document.activeElement !== null && document.activeElement.matches(s)",
+            selector,
+        )
+        return matches
+
+    def tab_to(self, selector: str, backwards: bool = False, limit: int = 40) -> None:
+        """Press Tab (Shift+Tab) until the focus is on ``selector``: a keyboard's only way."""
+        for _ in range(limit):
+            if self.active_matches(selector):
+                return
+            self.page.keyboard.press("Shift+Tab" if backwards else "Tab")
+        assert self.active_matches(selector), f"Tab never reached {selector}"
+
     # Home and table -----------------------------------------------------------------------
 
     def create(self, name: str) -> str:
@@ -122,12 +187,17 @@ class Player:
         col = int(cell.get_attribute("data-col") or -1)
         return row, col, "dir-across" in classes
 
-    def place_by_keyboard(self, place: Place, *, mirrored: bool = False) -> None:
+    def place_by_keyboard(
+        self, place: Place, *, mirrored: bool = False, focus: bool = True
+    ) -> None:
         """Keyboard only: focus the board, arrows to the first cell, Space for the direction,
-        then type the letters (the cursor skips tiles already on the board)."""
+        then type the letters (the cursor skips tiles already on the board). ``focus=False``:
+        the board must already have the focus (a test that never leaves the keyboard)."""
         tiles = sorted(place.tiles, key=lambda t: (t.row, t.col))
         across = len(tiles) == 1 or tiles[0].row == tiles[-1].row
-        self.page.focus("#board .cell.cursor")
+        if focus:
+            self.page.focus("#board .cell.cursor")
+        assert self.active_matches("#board .cell.cursor"), "the board does not have the focus"
         row, col, direction = self.cursor()
         keyboard = self.page.keyboard
         first = tiles[0]

@@ -6,6 +6,43 @@ import { t } from "./i18n.js";
 import { BLANK, SIZE, VALUES, cellName, colLabel, rowLabel, squareAt } from "./layout.js";
 
 const LABELLED = new Set(["letter2", "letter3", "word2", "word3", "crossing", "source"]);
+// Bonus cells whose visible mark is a word ("M×3"), not a symbol (✚, ◉): their accessible
+// name starts with it (WCAG 2.5.3); a symbol is not said, the bonus's name is.
+const SHOWN = new Set(["letter2", "letter3", "word2", "word3"]);
+
+/** "C, 2 points" (a blank: "T, joker valant T, 0 point"): what a tile is, in words. */
+export function tileWords(letter, blank) {
+  const points = t("points_long", { count: blank ? 0 : VALUES[letter] });
+  return blank ? t("cell.blank", { letter, points }) : t("cell.tile", { letter, points });
+}
+
+/** The bonus a tile covers, in a few words ("mot compte triple", "croisement"). */
+export function bonusWords(kind) {
+  const short = `bonus.${kind}.word`;
+  const text = t(short);
+  return text === short ? t(`bonus.${kind}.name`) : text;
+}
+
+/**
+ * A cell's accessible name. It starts with what the cell shows (WCAG 2.5.3): a tile's letter
+ * and value, or a bonus's mark, then the cell's name; then, for a tile, whether it was placed
+ * this turn, the bonus it covers and whether it came with the last move.
+ */
+export function cellLabel({ row, col, kind, letter = null, blank = false, pending = false, last = false }) {
+  const cell = cellName(row, col);
+  if (kind === "wall") return t("cell.label", { cell, content: t("cell.wall") });
+  if (letter === null) {
+    if (!LABELLED.has(kind)) return t("cell.label", { cell, content: t("cell.empty") });
+    const content = t(`bonus.${kind}.name`);
+    if (!SHOWN.has(kind)) return t("cell.label", { cell, content });
+    return t("cell.shown", { shown: t(`bonus.${kind}.short`), cell, content });
+  }
+  const parts = [tileWords(letter, blank), cell];
+  if (pending) parts.push(t("cell.pending"));
+  if (LABELLED.has(kind)) parts.push(t("cell.under", { bonus: bonusWords(kind) }));
+  if (last) parts.push(t("cell.last"));
+  return parts.join(t("sep.comma"));
+}
 
 export class BoardView {
   constructor(root) {
@@ -31,7 +68,7 @@ export class BoardView {
         const kind = squareAt(row, col);
         const cell = el("div", {
           class: `cell sq-${kind}`,
-          attrs: { role: "gridcell", tabindex: "-1", "aria-disabled": kind === "wall" },
+          attrs: { role: "gridcell", tabindex: "-1", "aria-disabled": kind === "wall" ? "true" : null },
           data: { row: String(row), col: String(col), ...(kind === "wall" ? {} : { drop: "cell" }) },
         });
         line.append(cell);
@@ -68,27 +105,25 @@ export class BoardView {
       cellNode.tabIndex = isCursor ? 0 : -1;
       if (this.signatures[i] === signature) continue;
       this.signatures[i] = signature;
-      clear(cellNode);
-      let content;
-      if (kind === "wall") {
-        content = t("cell.wall");
-      } else if (/[a-zA-Z]/.test(ch)) {
-        const blank = ch === ch.toLowerCase();
-        cellNode.append(tile(ch.toUpperCase(), { blank, last: s.last.has(i) }));
-        content = t(blank ? "cell.blank" : "cell.tile", { letter: ch.toUpperCase() });
+      cellNode.replaceChildren();
+      let tileLetter = null;
+      let tileBlank = false;
+      if (/[a-zA-Z]/.test(ch)) {
+        tileLetter = ch.toUpperCase();
+        tileBlank = ch === ch.toLowerCase();
+        cellNode.append(tile(tileLetter, { blank: tileBlank, last: s.last.has(i) }));
       } else if (pending) {
-        cellNode.append(
-          tile(pending.letter, { blank: pending.blank, pending: true, drag: "cell", index: i }),
-        );
-        content = t("cell.pending", { letter: pending.letter });
-      } else {
-        if (LABELLED.has(kind)) {
-          cellNode.append(el("span", { class: "bonus-label", text: t(`bonus.${kind}.short`), attrs: { "aria-hidden": "true" } }));
-        }
-        content = LABELLED.has(kind) ? t(`bonus.${kind}.name`) : t("cell.empty");
+        tileLetter = pending.letter;
+        tileBlank = pending.blank;
+        cellNode.append(tile(pending.letter, { blank: pending.blank, pending: true, drag: "cell", index: i }));
+      } else if (LABELLED.has(kind)) {
+        cellNode.append(el("span", { class: "bonus-label", text: t(`bonus.${kind}.short`), attrs: { "aria-hidden": "true" } }));
       }
-      cellNode.classList.toggle("has-tile", Boolean(pending) || /[a-zA-Z]/.test(ch));
-      cellNode.setAttribute("aria-label", t("cell.label", { cell: cellName(row, col), content }));
+      cellNode.classList.toggle("has-tile", tileLetter !== null);
+      cellNode.setAttribute(
+        "aria-label",
+        cellLabel({ row, col, kind, letter: tileLetter, blank: tileBlank, pending: Boolean(pending) && !/[a-zA-Z]/.test(ch), last: s.last.has(i) }),
+      );
     }
   }
 }
@@ -101,7 +136,9 @@ export function tile(letter, { blank = false, pending = false, last = false, dra
     attrs: { "aria-hidden": "true" },
     data: drag ? { drag, index: String(index) } : {},
   });
-  node.append(el("span", { class: "tile-letter", text: letter === BLANK ? "" : letter }));
+  // The space between them (not drawn: the tile is a grid) makes the visible text "S 1", the
+  // start of the accessible names "S, 1 point" (WCAG 2.5.3, label in name).
+  node.append(el("span", { class: "tile-letter", text: letter === BLANK ? "" : letter }), " ");
   node.append(el("span", { class: "tile-value", text: isBlank ? "" : String(VALUES[letter] ?? "") }));
   return node;
 }

@@ -1,7 +1,7 @@
 // Modal dialogs (<dialog>): a blank's letter, a confirmation, the tiles to exchange.
 import { $, clear, el } from "./dom.js";
 import { t } from "./i18n.js";
-import { BLANK } from "./layout.js";
+import { BLANK, VALUES } from "./layout.js";
 import { tile } from "./board.js";
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -56,7 +56,10 @@ export async function confirmDialog({ title, text, ok }) {
   $("#confirm-title", dialog).textContent = title;
   $("#confirm-text", dialog).textContent = text;
   $("#confirm-ok", dialog).textContent = ok;
-  return (await open(dialog)) === "ok";
+  const answer = open(dialog);
+  // The safe choice has the focus (it also has autofocus): Enter alone ends nothing.
+  $("#confirm-cancel", dialog).focus();
+  return (await answer) === "ok";
 }
 
 /** R26: the tiles to give back (letters, '?' for a blank), or null if cancelled. */
@@ -79,7 +82,10 @@ export async function chooseExchange(rack, bagCount) {
       attrs: {
         type: "button",
         "aria-pressed": "false",
-        "aria-label": letter === BLANK ? t("tile.blank_label") : letter,
+        "aria-label":
+          letter === BLANK
+            ? t("tile.blank_label")
+            : t("tile.label", { letter, points: t("points_long", { count: VALUES[letter] }) }),
       },
       data: { letter },
       on: {

@@ -7,7 +7,9 @@ export function el(tag, options = {}, children = []) {
   if (options.text !== undefined) node.textContent = options.text;
   for (const [name, value] of Object.entries(options.attrs || {})) {
     if (value === false || value === null || value === undefined) continue;
-    node.setAttribute(name, value === true ? "" : String(value));
+    // true: an empty boolean attribute ("hidden"), but "true" for ARIA, whose attributes are
+    // tokens ("aria-disabled" without a value means false).
+    node.setAttribute(name, value === true ? (name.startsWith("aria-") ? "true" : "") : String(value));
   }
   for (const [name, value] of Object.entries(options.data || {})) node.dataset[name] = value;
   for (const [type, handler] of Object.entries(options.on || {})) node.addEventListener(type, handler);

@@ -1,13 +1,16 @@
 // The game screen's controller: the tiles placed this turn (not yet validated), the cursor,
 // the preview (R25), validating, exchanging, passing. Drawing is gameview.js's.
 import { $ } from "./dom.js";
-import { isRtl, onLanguageChange, t, tNodes } from "./i18n.js";
+import { french, isRtl, onLanguageChange, t, tNodes } from "./i18n.js";
 import { shuffle } from "./rack.js";
 import { enableDrag } from "./drag.js";
 import { chooseBlankLetter, chooseExchange, confirmDialog } from "./dialogs.js";
-import { BLANK, SIZE, squareAt } from "./layout.js";
-import { bdi } from "./panels.js";
-import { GameView, reasonText } from "./gameview.js";
+import { BLANK, SIZE, cellName, squareAt } from "./layout.js";
+import { bdi, names, seatName, spokenEnding, spokenEntry } from "./panels.js";
+import { GameView, URGENT, reasonText } from "./gameview.js";
+import { bonusWords, tileWords } from "./board.js";
+import { secondsLeft } from "./clock.js";
+import { announce } from "./announce.js";
 import { load, save } from "./store.js";
 
 const PREVIEW_DELAY = 150; // ms after the last change
@@ -19,7 +22,7 @@ const indexOf = (row, col) => row * SIZE + col;
 function refusalLines(frame) {
   if (frame.reason !== "unknown_words") return [reasonText(frame.reason)];
   return [
-    ...frame.words.map((word) => tNodes("refusal.unknown_word", { word: bdi(word, "word") })),
+    ...frame.words.map((word) => tNodes("refusal.unknown_word", { word: french(word) })),
     t("refusal.reserve_left", { count: frame.reserve_tries }),
     t("refusal.keep_turn"),
   ];
@@ -30,6 +33,7 @@ export class Game {
    *  joinNewTable(code), goHome(), leaveGame() } */
   constructor(ctx) {
     this.ctx = ctx;
+    this.noteSaid = false; // the preview's disclaimer is said once (gameview.js)
     this.ui = new GameView(this);
     this.reset();
     this.wire();
@@ -50,6 +54,11 @@ export class Game {
     this.acting = null;
     this.clearAtSeq = null;
     this.reserve = null;
+    // What the live region has said of this table: the last log entry, whose turn, which
+    // clock warnings (R28) of this turn.
+    this.heardNumber = null;
+    this.turnKey = null;
+    this.clockWarned = new Set();
     this.ui.reset();
   }
 
@@ -150,7 +159,84 @@ export class Game {
       at: Date.now() / 1000,
     };
     if (!this.myTurn && this.message?.kind === "refusal") this.message = null;
+    this.hear();
     this.ui.render();
+  }
+
+  // What the live region says ------------------------------------------------------------
+
+  /** The last seconds of the player's own turn: what is said then is said at once. */
+  urgent() {
+    return this.myTurn && secondsLeft(this.view.turn_deadline) <= URGENT;
+  }
+
+  /**
+   * Say what happened since the last frame: each new log entry (every player's move, R11),
+   * then whose turn it is, or the end. Nothing of the past when the page (re)opens a game.
+   */
+  hear() {
+    const view = this.view;
+    const table = this.app.table;
+    const log = this.app.log;
+    const first = this.heardNumber === null;
+    const lastNumber = log.length ? log[log.length - 1].number : 0;
+    if (!first) {
+      for (const entry of log) {
+        if (entry.number > this.heardNumber) announce(spokenEntry(entry, table));
+      }
+    }
+    this.heardNumber = Math.max(this.heardNumber ?? 0, lastNumber);
+    const key = this.over ? "over" : `${view.turn}|${view.turn_deadline}`;
+    if (key === this.turnKey) return;
+    this.turnKey = key;
+    this.clockWarned = new Set();
+    if (this.over) {
+      announce(spokenEnding(table, view));
+      return;
+    }
+    const turn = this.myTurn ? t("game.your_turn") : tNodes("say.turn_of", { name: bdi(seatName(table, view.turn)) });
+    announce(first && !log.length ? [t("say.game_start"), " ", turn] : turn);
+  }
+
+  /** Four times a second on the player's own turn: warn at 30 and 10 seconds left (R28). */
+  clockTick(left) {
+    if (!this.myTurn || left <= 0) return;
+    if (left <= URGENT && !this.clockWarned.has(URGENT)) {
+      this.clockWarned.add(URGENT).add(30);
+      announce(t("say.clock", { count: left }), { urgent: true });
+    } else if (left <= 30 && !this.clockWarned.has(30)) {
+      this.clockWarned.add(30);
+      announce(t("say.clock", { count: left }));
+    }
+  }
+
+  /** "G7 : C, 2 points, posé ce tour" (and the bonus the tile covers). */
+  sayPlaced(row, col) {
+    const placed = this.pendingAt(row, col);
+    if (!placed) return;
+    const kind = squareAt(row, col);
+    const tile = tileWords(placed.letter, placed.blank);
+    const under = ["plain", "wall"].includes(kind) ? "" : t("sep.comma") + t("cell.under", { bonus: bonusWords(kind) });
+    announce(t("say.placed", { cell: cellName(row, col), tile, under }), { urgent: this.urgent() });
+  }
+
+  /** The "?" key on the board: time left, the rack, the scores, the bag. */
+  saySummary() {
+    const view = this.view;
+    if (!view) return;
+    const parts = [];
+    if (!this.over) {
+      parts.push(this.myTurn ? t("game.your_turn") : tNodes("say.turn_of", { name: bdi(seatName(this.app.table, view.turn)) }));
+      parts.push(" ", t("say.seconds_left", { count: secondsLeft(view.turn_deadline) }), " ");
+    }
+    const rack = this.rackTiles().map((item) => (item.letter === BLANK ? t("tile.blank") : item.letter));
+    parts.push(rack.length ? t("say.rack", { letters: rack.join(t("sep.comma")) }) : t("game.rack_empty"), " ");
+    const seats = this.app.table?.seats ?? [];
+    const scores = seats.map((seat, index) =>
+      t("say.score", { name: seat.name, points: t("points_long", { count: view.scores?.[index] ?? 0 }) }),
+    );
+    parts.push(t("say.scores", { scores: names(scores) }), " ", `${t("bag_count", { count: view.bag_count })}.`);
+    announce(parts, { urgent: this.urgent() });
   }
 
   render() {
@@ -224,18 +310,27 @@ export class Game {
     this.pending.push({ id, row, col, letter, blank });
     if (this.selected === id) this.selected = null;
     this.changed();
+    this.sayPlaced(row, col);
     return true;
   }
 
   takeBack(id) {
+    const taken = this.pending.find((p) => p.id === id);
     this.pending = this.pending.filter((p) => p.id !== id);
     this.changed();
+    if (taken) {
+      announce(t("say.taken_back", { cell: cellName(taken.row, taken.col), letter: taken.blank ? t("tile.blank") : taken.letter }), {
+        urgent: this.urgent(),
+      });
+    }
   }
 
   recallAll() {
+    const any = this.pending.length > 0;
     this.pending = [];
     this.selected = null;
     this.changed();
+    if (any) announce(t("say.recalled"), { urgent: this.urgent() });
   }
 
   changed() {
@@ -312,6 +407,8 @@ export class Game {
     const [nextRow, nextCol] = this.skipTiles(...this.step(row, col, true), true);
     if (inside(nextRow, nextCol) && squareAt(nextRow, nextCol) !== "wall") {
       this.cursor = { ...this.cursor, row: nextRow, col: nextCol };
+      // Then where the cursor went (said with the tile, in the same breath).
+      announce(t("say.cursor", { cell: cellName(nextRow, nextCol) }), { urgent: this.urgent() });
     }
     this.focusCursor();
   }
@@ -344,6 +441,8 @@ export class Game {
       } else if (key === " ") {
         this.cursor = { ...this.cursor, across: !this.cursor.across };
         this.focusCursor();
+        const dir = t(this.cursor.across ? "dir.across_words" : "dir.down_words");
+        announce(t("say.direction", { dir }), { urgent: this.urgent() });
       } else {
         this.validate();
       }
@@ -362,6 +461,9 @@ export class Game {
     } else if (/^[a-zA-Z]$/.test(key)) {
       event.preventDefault();
       this.typeLetter(key.toUpperCase());
+    } else if (key === "?") {
+      event.preventDefault();
+      this.saySummary();
     }
   }
 

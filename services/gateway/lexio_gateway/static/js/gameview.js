@@ -1,15 +1,17 @@
 // The game screen drawn from the game's state (game.js): board, rack, players, status, clock,
 // reserve, preview, messages, log and the end of the game.
 import { $, clear, el, show } from "./dom.js";
-import { currentLanguage, t, tNodes } from "./i18n.js";
+import { currentLanguage, french, t, tNodes } from "./i18n.js";
 import { BoardView } from "./board.js";
 import { RackView } from "./rack.js";
 import { SIZE } from "./layout.js";
 import { formatSeconds, reserveNow, secondsLeft } from "./clock.js";
-import { bdi, renderEnding, renderLog, renderPlayers, seatName } from "./panels.js";
+import { bdi, pointsNode, renderEnding, renderLog, renderPlayers, sayAs, seatName } from "./panels.js";
 import { setAttention } from "./attention.js";
+import { formatWait } from "./errors.js";
+import { announce } from "./announce.js";
 
-const URGENT = 10; // seconds left when the clock turns red
+export const URGENT = 10; // seconds left when the clock turns red (and the live region asserts)
 const indexOf = (row, col) => row * SIZE + col;
 
 /** A refusal reason in words a player understands (R19 for unknown words). */
@@ -32,6 +34,8 @@ export class GameView {
     this.logKey = "";
     this.endKey = "";
     this.turnText = "";
+    this.messageKey = null;
+    this.previewSaid = null; // the preview last said (each change is said once)
   }
 
   render() {
@@ -108,25 +112,35 @@ export class GameView {
     const box = $("#preview");
     clear(box);
     const preview = g.preview;
-    if (!g.pending.length || g.over) return;
-    if (!preview) {
-      box.append(el("span", { class: "muted", text: t("preview.waiting") }));
+    if (!g.pending.length || g.over || !preview) {
+      // Nothing to say until the new preview comes ("computing…" is shown, never said).
+      this.previewSaid = null;
+      if (g.pending.length && !g.over) box.append(el("span", { class: "muted", text: t("preview.waiting") }));
       return;
     }
     if (preview.type === "error") {
-      box.append(g.ctx.errorText(preview));
+      const text = g.ctx.errorText(preview);
+      box.append(text);
+      this.sayPreview(text, text);
       return;
     }
     if (!preview.well_formed) {
-      box.append(
-        el("span", { class: "preview-bad", text: t("preview.malformed", { reason: reasonText(preview.reason) }) }),
-      );
+      const text = t("preview.malformed", { reason: reasonText(preview.reason) });
+      box.append(el("span", { class: "preview-bad", text }));
+      this.sayPreview(text, text);
       return;
     }
     const words = el("span", { class: "preview-words" });
+    const said = document.createDocumentFragment();
     preview.words.forEach((word, i) => {
-      if (i > 0) words.append(t("log.separator"));
-      words.append(bdi(word.word, "word"), " ", t("points", { count: word.score }));
+      if (i > 0) {
+        words.append(sayAs(t("log.separator"), t("sep.comma")));
+        said.append(t("say.word_sep"));
+      }
+      words.append(french(word.word), " ", pointsNode(word.score));
+      // One word: its points are the move's; several: each word's, then the total.
+      if (preview.words.length === 1) said.append(french(word.word));
+      else said.append(tNodes("say.preview_word", { word: french(word.word), points: t("points_long", { count: word.score }) }));
     });
     box.append(
       el("strong", { class: "preview-score", text: t("preview.total", { points: t("points", { count: preview.score }) }) }),
@@ -135,19 +149,40 @@ export class GameView {
     );
     if (preview.bingo) box.append(" ", el("span", { class: "log-bingo", text: t("log.bingo") }));
     box.append(el("span", { class: "preview-note", text: t("preview.note") }));
+    const spoken = el("span", {}, [
+      tNodes("say.preview", { points: t("points_long", { count: preview.score }), words: said }),
+    ]);
+    if (preview.bingo) spoken.append(" ", t("say.bingo"));
+    this.sayPreview(JSON.stringify([preview.score, preview.words, preview.bingo]), spoken);
+  }
+
+  /** Say a preview once per change; its disclaimer (R25) only the first time in the page. */
+  sayPreview(key, spoken) {
+    const full = `${currentLanguage()}|${key}`;
+    if (full === this.previewSaid) return;
+    this.previewSaid = full;
+    const parts = [spoken];
+    if (!this.game.noteSaid) {
+      this.game.noteSaid = true;
+      parts.push(" ", t("preview.note"));
+    }
+    announce(parts, { urgent: this.game.urgent() });
   }
 
   renderMessage() {
     const g = this.game;
     const box = $("#message");
-    clear(box);
-    box.className = "message";
     const message = g.message;
     this.renderFeedback();
+    // #message is an alert: drawn again only when it changes, or it would be said again at
+    // every render (a presence change, each letter typed while preparing a move).
+    const hint = !message && g.pending.length > 0 && !g.myTurn && !g.over;
+    if (message ? this.messageKey === message : this.messageKey === hint) return;
+    this.messageKey = message || hint;
+    clear(box);
+    box.className = "message";
     if (!message) {
-      if (g.pending.length && !g.myTurn && !g.over) {
-        box.append(el("p", { class: "muted", text: t("game.prepare_hint") }));
-      }
+      if (hint) box.append(el("p", { class: "muted", text: t("game.prepare_hint") }));
       return;
     }
     box.classList.add(`message-${message.kind}`);
@@ -244,8 +279,13 @@ export class GameView {
     if (!g.over) {
       const left = secondsLeft(view.turn_deadline);
       const text = formatSeconds(left);
-      if (clock.textContent !== text) clock.textContent = text;
+      if (clock.textContent !== text) {
+        clock.textContent = text;
+        // "1:05" is shown; a screen reader reads "1 min 5 s" (not "one hour five").
+        $("#clock-words").textContent = left > 0 ? formatWait(left) : t("wait.seconds", { seconds: 0 });
+      }
       clock.classList.toggle("urgent", left <= URGENT);
+      g.clockTick(left);
     }
     const box = $("#reserve");
     const reserve = g.reserve && reserveNow(g.reserve);

@@ -87,10 +87,27 @@ export function tNodes(key, params = {}) {
   return fragment;
 }
 
-/** Fill every element carrying data-i18n (text) and data-i18n-<attribute> (attributes). */
+/** A French word inside text of any language (WCAG 3.1.2): read with a French voice. */
+export function french(text, cls = "word") {
+  const node = document.createElement("bdi");
+  if (cls) node.className = cls;
+  node.lang = "fr";
+  node.textContent = text;
+  return node;
+}
+
+/**
+ * Fill every element carrying data-i18n (text) and data-i18n-<attribute> (attributes). An
+ * element may also carry data-word-fr: a French word put in the message's {fr}, marked
+ * lang="fr" (the example word of the home page, in every language).
+ */
 export function translateTree(root) {
   for (const node of root.querySelectorAll("[data-i18n]")) {
-    node.textContent = t(node.dataset.i18n);
+    if (node.dataset.wordFr === undefined) {
+      node.textContent = t(node.dataset.i18n);
+    } else {
+      node.replaceChildren(tNodes(node.dataset.i18n, { fr: french(node.dataset.wordFr, "") }));
+    }
   }
   for (const attr of ["placeholder", "title", "aria-label"]) {
     const data = `data-i18n-${attr}`;

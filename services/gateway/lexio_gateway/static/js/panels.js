@@ -1,7 +1,7 @@
 // What is always in sight during a game: the players (scores, tiles, connection, turn), the
 // log (R11), and, at the end, the reckoning (R30–R32).
 import { clear, el } from "./dom.js";
-import { currentLanguage, t, tNodes } from "./i18n.js";
+import { currentLanguage, french, t, tNodes } from "./i18n.js";
 import { BLANK, cellName } from "./layout.js";
 import { tile } from "./board.js";
 
@@ -13,6 +13,27 @@ export function bdi(text, cls = "") {
 export function num(value, signed = false) {
   const text = signed && value > 0 ? `+${value}` : String(value);
   return el("bdi", { class: "num", text, attrs: { dir: "ltr" } });
+}
+
+/**
+ * Text shown one way and said another: a symbol ("→") or an abbreviation ("12 pts") on
+ * screen, words for a screen reader ("horizontal", "12 points").
+ */
+export function sayAs(shown, said) {
+  if (shown === said) return document.createTextNode(shown);
+  const node = el("span", { class: "say-as" });
+  node.append(el("span", { text: shown, attrs: { "aria-hidden": "true" } }), el("span", { class: "visually-hidden", text: said }));
+  return node;
+}
+
+/** A number of points: "12 pts" on screen, "12 points" for a screen reader. */
+export function pointsNode(count) {
+  return sayAs(t("points", { count }), t("points_long", { count }));
+}
+
+/** "→" or "↓" on screen (a word's direction), the direction in words for a screen reader. */
+export function directionNode(across) {
+  return sayAs(t(across ? "dir.across" : "dir.down"), t(across ? "dir.across_words" : "dir.down_words"));
 }
 
 export function names(list) {
@@ -51,7 +72,11 @@ export function renderPlayers(root, table, view) {
     item.append(
       el("span", { class: "conn-dot", attrs: { "aria-hidden": "true" } }),
       el("span", { class: "player-name" }, [bdi(seat.name)]),
-      el("span", { class: "player-score", attrs: { "aria-label": t("points", { count: score }) } }, [num(score)]),
+      // Real text (an aria-label on a <span> is not read): "9" on screen, "9 points" said.
+      el("span", { class: "player-score" }, [
+        el("span", { attrs: { "aria-hidden": "true" } }, [num(score)]),
+        el("span", { class: "visually-hidden", text: t("points_long", { count: score }) }),
+      ]),
       meta,
     );
     root.append(item);
@@ -59,14 +84,48 @@ export function renderPlayers(root, table, view) {
 }
 
 function wordPiece(word, withPoints) {
-  const arrow = t(word.across ? "dir.across" : "dir.down");
   const piece = el("span", { class: "log-word" }, [
-    bdi(word.word, "word"),
+    french(word.word),
     " ",
-    el("span", { class: "pos" }, [bdi(cellName(word.row, word.col)), " ", arrow]),
+    el("span", { class: "pos" }, [bdi(cellName(word.row, word.col)), " ", directionNode(word.across)]),
   ]);
-  if (withPoints) piece.append(" ", el("span", { class: "pts", text: t("points", { count: word.score }) }));
+  if (withPoints) piece.append(" ", el("span", { class: "pts" }, [pointsNode(word.score)]));
   return piece;
+}
+
+/** One word of a move, said: "CHAT en G7, horizontal" (with its points when asked). */
+function spokenWord(word, withPoints) {
+  const params = {
+    word: french(word.word),
+    cell: cellName(word.row, word.col),
+    dir: t(word.across ? "dir.across_words" : "dir.down_words"),
+  };
+  if (!withPoints) return tNodes("say.word", params);
+  return tNodes("say.word_points", { ...params, points: t("points_long", { count: word.score }) });
+}
+
+/**
+ * A log entry as the live region says it (R11): who, the word(s) with position, direction
+ * and points, the total; an exchange by its count; a pass and why (player, clock R28,
+ * disconnected R29). French words keep lang="fr".
+ */
+export function spokenEntry(entry, table) {
+  const name = bdi(seatName(table, entry.seat));
+  if (entry.kind === "place") {
+    const several = entry.words.length > 1;
+    const words = document.createDocumentFragment();
+    entry.words.forEach((word, i) => {
+      if (i > 0) words.append(t("say.word_sep"));
+      words.append(spokenWord(word, several));
+    });
+    const points = t("points_long", { count: entry.score });
+    const line = el("span", {}, [tNodes(several ? "say.place_several" : "say.place", { name, words, points })]);
+    if (entry.bingo) line.append(" ", t("say.bingo"));
+    return line;
+  }
+  if (entry.kind === "exchange") return el("span", {}, [tNodes("log.exchange", { name, count: entry.count })]);
+  const key = { clock: "log.pass_clock", disconnected: "log.pass_disconnected" }[entry.cause] ?? "log.pass";
+  return el("span", {}, [tNodes(key, { name })]);
 }
 
 /** One log line (R11): words with positions and points, passes, exchanges as a count. */
@@ -80,11 +139,13 @@ export function logLine(entry, table) {
     const words = el("span", { class: "log-words" });
     const several = entry.words.length > 1;
     entry.words.forEach((word, i) => {
-      if (i > 0) words.append(t("log.separator"));
+      if (i > 0) words.append(sayAs(t("log.separator"), t("sep.comma")));
       words.append(wordPiece(word, several));
     });
-    const total = t("points", { count: entry.score });
-    body.append(" ", words, " ", el("span", { class: "log-total", text: several ? t("log.total", { points: total }) : total }));
+    const total = several
+      ? sayAs(t("log.total", { points: t("points", { count: entry.score }) }), t("say.total", { points: t("points_long", { count: entry.score }) }))
+      : pointsNode(entry.score);
+    body.append(" ", words, " ", el("span", { class: "log-total" }, [total]));
     if (entry.bingo) body.append(" ", el("span", { class: "log-bingo", text: t("log.bingo") }));
   } else if (entry.kind === "exchange") {
     body.append(tNodes("log.exchange", { name, count: entry.count }));
@@ -107,6 +168,30 @@ export function renderLog(root, log, table) {
   }
   for (const entry of log) root.append(logLine(entry, table));
   root.scrollTop = root.scrollHeight;
+}
+
+/** The end as the live region says it: the cause, the winner(s), every final score. */
+export function spokenEnding(table, view) {
+  const ending = view.ending;
+  const line = el("span", {}, [t("say.end_title")]);
+  line.append(
+    " ",
+    ending.cause === "rack_emptied"
+      ? tNodes("end.cause.rack_emptied", { name: bdi(seatName(table, ending.finisher)) })
+      : t("end.cause.no_placement"),
+  );
+  const winners = ending.winners.map((seat) => seatName(table, seat));
+  line.append(
+    " ",
+    winners.length > 1
+      ? tNodes("end.winners", { names: bdi(names(winners)) })
+      : tNodes("end.winner", { name: bdi(winners[0] ?? "") }),
+  );
+  const scores = (table?.seats ?? []).map((seat, index) =>
+    t("say.score", { name: seat.name, points: t("points_long", { count: ending.final_scores[index] }) }),
+  );
+  line.append(" ", t("say.final_scores", { scores: names(scores) }));
+  return line;
 }
 
 /** R30–R32: the reckoning, the winner(s), every rack. Buttons are wired by the caller. */
@@ -155,5 +240,6 @@ export function renderEnding(root, table, view) {
     body.append(row, rackRow);
   });
   grid.append(body);
-  root.append(el("div", { class: "table-scroll" }, [grid]));
+  // It may scroll sideways on a phone: focusable, so that a keyboard can scroll it.
+  root.append(el("div", { class: "table-scroll", attrs: { tabindex: "0", role: "region", "aria-label": t("end.title") } }, [grid]));
 }

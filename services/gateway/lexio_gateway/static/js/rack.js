@@ -23,7 +23,7 @@ export class RackView {
           "aria-label":
             item.letter === BLANK
               ? t("tile.blank_label")
-              : t("tile.label", { letter: item.letter, points: t("points", { count: VALUES[item.letter] }) }),
+              : t("tile.label", { letter: item.letter, points: t("points_long", { count: VALUES[item.letter] }) }),
         },
         data: { tile: String(item.id), drag: "rack", drop: "rack" },
       });

@@ -3,6 +3,7 @@
 import { $, clear, el, show } from "./dom.js";
 import { t, tNodes } from "./i18n.js";
 import { bdi } from "./panels.js";
+import { announce } from "./announce.js";
 
 export function shareLink(code) {
   return `${location.origin}/?join=${encodeURIComponent(code)}`;
@@ -30,6 +31,7 @@ export class TableScreen {
     this.ctx = ctx;
     this.error = null;
     this.copied = null;
+    this.heard = null; // {table, names}: who the live region last knew at this table
     $("#copy-code").addEventListener("click", () => this.copy("code", this.ctx.app.table?.code ?? "", $("#table-code-text")));
     $("#copy-link").addEventListener("click", () => this.copy("link", $("#share-link").value, $("#share-link")));
     $("#start-game").addEventListener("click", () => {
@@ -51,6 +53,21 @@ export class TableScreen {
     });
   }
 
+  /** Say who came to the table or left it since the last frame (not who was already there). */
+  hearSeats(table) {
+    const now = table.seats.map((seat) => seat.name);
+    const before = this.heard?.table === table.table_id ? [...this.heard.names] : null;
+    this.heard = { table: table.table_id, names: now };
+    if (!before) return;
+    const left = [...before];
+    for (const name of now) {
+      const at = left.indexOf(name);
+      if (at >= 0) left.splice(at, 1);
+      else announce(tNodes("say.joined", { name: bdi(name) }));
+    }
+    for (const name of left) announce(tNodes("say.left_table", { name: bdi(name) }));
+  }
+
   async copy(what, text, input) {
     const ok = await copy(text, input);
     this.copied = ok ? what : null;
@@ -64,6 +81,7 @@ export class TableScreen {
   render() {
     const table = this.ctx.app.table;
     if (!table) return;
+    this.hearSeats(table);
     $("#table-code-text").value = table.code;
     $("#share-link").value = shareLink(table.code);
     const list = clear($("#seat-list"));
