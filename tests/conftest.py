@@ -6,6 +6,7 @@ channels, so no async test plugin is needed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,10 +24,10 @@ from lexio_testing import (
 
 from lexio_common.grpc_service import RunningServer
 from lexio_engine.server import EngineConfig, RunningEngine, start_engine
-from lexio_gateway.config import GatewayConfig
+from lexio_gateway.config import GameEndpoint, GatewayConfig
 from lexio_lexicon.server import LexiconConfig, start
 from lexio_lobby.games import GameSpec
-from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
+from lexio_lobby.server import DEFAULT_GAMES, LobbyConfig, RunningLobby, start_lobby
 
 
 @pytest.fixture(scope="session")
@@ -93,6 +94,27 @@ def lobby_server(
     loop_thread.run(lobby.stop(0))
 
 
+@pytest.fixture
+def two_games_lobby(
+    loop_thread: LoopThread, engine_server: RunningEngine, tmp_path: Path
+) -> Iterator[RunningLobby]:
+    """The real lobby with the site's two games registered as in production (the lobby's
+    defaults: al-Mishqaq with its table options), both ready through the real engine."""
+    address = f"127.0.0.1:{engine_server.port}"
+    games = tuple(dataclasses.replace(g, health_address=address) for g in DEFAULT_GAMES)
+    config = LobbyConfig(
+        host="127.0.0.1",
+        port=0,
+        metrics_port=-1,
+        db_path=tmp_path / "lobby-two-games.sqlite3",
+        games=games,
+        readiness_cache=0.0,
+    )
+    lobby = loop_thread.run(start_lobby(config))
+    yield lobby
+    loop_thread.run(lobby.stop(0))
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """The gateway's protocol suite runs against both stores: SQLite and Redis."""
     chosen = any(
@@ -121,7 +143,16 @@ def gateway_factory(
         redis_url = request.getfixturevalue("redis_server").url
 
     def factory(seed: int | None = 1, **overrides: Any) -> GatewayHandle:
+        # Lexio's clock settings are its adapter's (LEXIO_GATEWAY_GAMES in a real gateway).
+        lexio: dict[str, Any] = {
+            k: overrides.pop(k) for k in ("turn_seconds", "disconnect_grace") if k in overrides
+        }
+        mishqaq = overrides.pop("mishqaq_settings", {})
         settings: dict[str, Any] = {
+            "games": (
+                GameEndpoint("lexio", settings=lexio),
+                GameEndpoint("mishqaq", settings=mishqaq),
+            ),
             "host": "127.0.0.1",
             "port": 0,
             "engine_address": f"127.0.0.1:{engine_server.port}",

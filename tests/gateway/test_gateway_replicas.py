@@ -99,7 +99,8 @@ def test_racing_duplicate_actions_on_two_replicas_apply_once(
                 == [{"type": "ack", "id": "same-action", "seq": 1}]
             )
             record = await first.hub.store.get_table(table_id)
-            assert record is not None and (record.seq, record.turn) == (1, 1)
+            assert record is not None and record.clock is not None
+            assert (record.seq, record.clock.seat) == (1, 1)  # seat 1's time runs now
             await clients[1].wait_view(1)
             assert [e["kind"] for e in clients[1].log] == ["pass"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -226,10 +226,19 @@ class GatewayClient:
 
     # The protocol's requests --------------------------------------------------------
 
-    async def create(self, name: str, game: str = "lexio") -> Frame:
-        seated = await self.request({"type": "create", "name": name, "game": game})
+    async def create(
+        self, name: str, game: str = "lexio", options: Mapping[str, str | int] | None = None
+    ) -> Frame:
+        frame: Frame = {"type": "create", "name": name, "game": game}
+        if options:
+            frame["options"] = dict(options)
+        seated = await self.request(frame)
         await self.wait_for(lambda f: f["type"] == "table")
         return seated
+
+    async def lookup(self, code: str) -> Frame:
+        """What an invitation opens (game, options, seats), before joining."""
+        return await self.request({"type": "lookup", "code": code})
 
     async def join(self, code: str, name: str) -> Frame:
         seated = await self.request({"type": "join", "code": code, "name": name})

@@ -20,11 +20,11 @@ from lexio_common.supervise import supervise
 from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
-from lexio_gateway.games import LexioAdapter
+from lexio_gateway.games import GameAdapter, build_adapter
 from lexio_gateway.hub import TableHub
 from lexio_gateway.lobby_client import LobbyClient
 from lexio_gateway.redis_store import RedisTableStore
-from lexio_gateway.room import TableSettings
+from lexio_gateway.services import TableSettings
 from lexio_gateway.store import SqliteTableStore, TableStore
 from lexio_gateway.ws import websocket
 
@@ -106,6 +106,21 @@ async def metrics(request: web.Request) -> web.Response:
     return response
 
 
+def _game_adapters(
+    config: GatewayConfig,
+) -> tuple[dict[str, grpc.aio.Channel], dict[str, GameAdapter]]:
+    """One adapter per configured game; one channel per engine address (games sharing the
+    site's engine process share its channel)."""
+    channels: dict[str, grpc.aio.Channel] = {}
+    adapters: dict[str, GameAdapter] = {}
+    for game in config.games:
+        address = game.engine_address or config.engine_address
+        channel = channels.get(address) or grpc.aio.insecure_channel(address)
+        channels[address] = channel
+        adapters[game.name] = build_adapter(game.name, channel, config.rpc_timeout, game.settings)
+    return channels, adapters
+
+
 def _services(
     clock: Callable[[], float], seeds: Callable[[], int] | None
 ) -> Callable[[web.Application], AsyncIterator[None]]:
@@ -127,18 +142,14 @@ def _services(
             )
         else:
             store, bus = SqliteTableStore(config.db_path), LocalBus()
-        engine_channel = grpc.aio.insecure_channel(config.engine_address)
+        channels, adapters = _game_adapters(config)
         lobby_channel = grpc.aio.insecure_channel(config.lobby_address)
-        adapter = LexioAdapter(
-            engine_channel, timeout=config.rpc_timeout, turn_seconds=config.turn_seconds
-        )
         hub = TableHub(
             store=store,
             bus=bus,
             lobby=LobbyClient(lobby_channel, config.rpc_timeout),
-            adapters={adapter.name: adapter},
+            adapters=adapters,
             settings=TableSettings(
-                disconnect_grace=config.disconnect_grace,
                 replay_events=config.replay_events,
                 events_in_memory=config.events_in_memory,
             ),
@@ -157,6 +168,7 @@ def _services(
         log.info(
             "gateway ready",
             extra={
+                "games": {g.name: g.engine_address or config.engine_address for g in config.games},
                 "games_resumed": resumed,
                 "store": "redis" if store.shared else str(config.db_path),
                 "replica": hub.replica,
@@ -166,7 +178,8 @@ def _services(
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
-        await engine_channel.close()
+        for channel in channels.values():
+            await channel.close()
         await lobby_channel.close()
         await bus.close()
         await store.close()

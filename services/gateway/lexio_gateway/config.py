@@ -2,10 +2,55 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from lexio_common.config import env_float, env_int, env_str
+from lexio_common.config import ConfigError, env_float, env_int, env_str
+
+
+@dataclass(frozen=True)
+class GameEndpoint:
+    """One game this gateway serves: its engine service's address ("" = the site's engine,
+    ``LEXIO_ENGINE_ADDRESS``) and its adapter's own settings (the adapter checks them)."""
+
+    name: str
+    engine_address: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+DEFAULT_GAMES = (GameEndpoint("lexio"), GameEndpoint("mishqaq"))
+
+
+def _games_from_env() -> tuple[GameEndpoint, ...]:
+    raw = env_str("LEXIO_GATEWAY_GAMES", "")
+    return parse_games(raw) if raw else DEFAULT_GAMES
+
+
+def parse_games(text: str) -> tuple[GameEndpoint, ...]:
+    """``LEXIO_GATEWAY_GAMES``: ``{"lexio": {}, "mishqaq": {"engine": "host:port",
+    "settings": {...}}}``; ConfigError naming what is wrong.
+
+    >>> parse_games('{"mishqaq": {"engine": "engine-2:50051"}}')
+    (GameEndpoint(name='mishqaq', engine_address='engine-2:50051', settings={}),)
+    """
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"LEXIO_GATEWAY_GAMES is not JSON: {e}") from None
+    if not isinstance(raw, dict) or not raw:
+        raise ConfigError("LEXIO_GATEWAY_GAMES: an object of games by name")
+    games = []
+    for name, entry in raw.items():
+        if not isinstance(entry, dict) or not set(entry) <= {"engine", "settings"}:
+            raise ConfigError(f"LEXIO_GATEWAY_GAMES.{name}: an object with engine?, settings?")
+        engine, settings = entry.get("engine", ""), entry.get("settings", {})
+        if not isinstance(engine, str) or not isinstance(settings, dict):
+            raise ConfigError(f"LEXIO_GATEWAY_GAMES.{name}: engine is a string, settings an object")
+        games.append(GameEndpoint(name, engine, settings))
+    return tuple(games)
 
 
 @dataclass(frozen=True)
@@ -13,10 +58,10 @@ class GatewayConfig:
     host: str = "127.0.0.1"
     port: int = 8080
     engine_address: str = "127.0.0.1:50051"
+    """The site's engine process, for every game that names no address of its own."""
     lobby_address: str = "127.0.0.1:50053"
     db_path: Path = Path("var/gateway.sqlite3")
-    turn_seconds: float = 120.0
-    disconnect_grace: float = 5.0
+    games: tuple[GameEndpoint, ...] = DEFAULT_GAMES
     rpc_timeout: float = 5.0
     origins: tuple[str, ...] = ()
     """Allowed WebSocket origins; empty means the request's own host only."""
@@ -46,8 +91,7 @@ class GatewayConfig:
             engine_address=env_str("LEXIO_ENGINE_ADDRESS", cls.engine_address),
             lobby_address=env_str("LEXIO_LOBBY_ADDRESS", cls.lobby_address),
             db_path=Path(env_str("LEXIO_GATEWAY_DB", str(cls.db_path))),
-            turn_seconds=env_float("LEXIO_TURN_SECONDS", cls.turn_seconds, minimum=1.0),
-            disconnect_grace=env_float("LEXIO_DISCONNECT_GRACE", cls.disconnect_grace, minimum=0.0),
+            games=_games_from_env(),
             rpc_timeout=env_float("LEXIO_GATEWAY_RPC_TIMEOUT", cls.rpc_timeout, minimum=0.01),
             origins=tuple(o.strip().rstrip("/") for o in origins.split(",") if o.strip()),
             heartbeat=env_float("LEXIO_GATEWAY_HEARTBEAT", cls.heartbeat, minimum=1.0),

@@ -1,31 +1,28 @@
-"""Every table this gateway holds, the seats' tokens, and the lobby calls that seat players."""
+"""Every table this gateway holds, the seats' tokens, the lobby calls that seat players, and
+the notices of the bus routed to the rooms they concern."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import secrets
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
-from lexio_gateway.games import GameAdapter, GameUnavailableError
+from lexio_gateway.games import GameAdapter, GameUnavailableError, OptionValue
 from lexio_gateway.lobby_client import LobbyClient, LobbyError, LobbyTable
 from lexio_gateway.metrics import ACTIVE_TABLES
 from lexio_gateway.protocol import ProtocolError
 from lexio_gateway.records import SeatToken, TableRecord, TableStatus
 from lexio_gateway.room import (
     CLOSE_SERVICE_RESTART,
-    UNKNOWN_REPLICA,
-    EncodedEvent,
     TableRoom,
-    TableSettings,
     new_id,
     token_hash,
 )
+from lexio_gateway.services import Lifecycle, RoomServices, TableSettings
 from lexio_gateway.store import StoreUnavailableError, TableStore, VersionConflictError
 
 log = logging.getLogger(__name__)
@@ -40,62 +37,66 @@ class TableHub:
         store: TableStore,
         bus: Bus,
         lobby: LobbyClient,
-        adapters: dict[str, GameAdapter],
+        adapters: Mapping[str, GameAdapter],
         settings: TableSettings,
         clock: Callable[[], float],
         seeds: Callable[[], int] = lambda: secrets.randbits(63),
     ) -> None:
-        self.seeds = seeds
-        """Where each game's bag seed comes from (injectable, like the clock, for tests)."""
-        self.store = store
-        self.bus = bus
-        self.replica = secrets.token_hex(4)
-        """This process, among the gateway replicas sharing the store."""
-        self.lobby = lobby
-        self.adapters = adapters
-        self.settings = settings
-        self.clock = clock
+        self.lifecycle = Lifecycle()
+        self.services = RoomServices(
+            store=store,
+            bus=bus,
+            lobby=lobby,
+            adapters=adapters,
+            settings=settings,
+            clock=clock,
+            seeds=seeds,
+            replica=secrets.token_hex(4),
+            lifecycle=self.lifecycle,
+        )
         self.rooms: dict[str, TableRoom] = {}
         self.connections: set[Connection] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
         self._games: dict[str, bool] = {}
-        self.closing = False
         self._games_at = float("-inf")
 
-    async def close_in_lobby(self, table_id: str, host_id: str) -> None:
-        """A finished game's table closes in the lobby (in the host's name), so it can be
-        purged there; the game itself stays here for its players to reread."""
-        try:
-            await self.lobby.close(table_id, host_id)
-        except LobbyError as e:
-            log.warning("lobby close failed", extra={"table_id": table_id, "code": e.code})
+    # The collaborators, by name (what tests and the app read).
+    @property
+    def store(self) -> TableStore:
+        return self.services.store
+
+    @property
+    def bus(self) -> Bus:
+        return self.services.bus
+
+    @property
+    def lobby(self) -> LobbyClient:
+        return self.services.lobby
+
+    @property
+    def settings(self) -> TableSettings:
+        return self.services.settings
+
+    @property
+    def replica(self) -> str:
+        return self.services.replica
+
+    def clock(self) -> float:
+        return self.services.clock()
 
     async def available_games(self) -> dict[str, bool]:
-        """R18: which games can be offered now, as the lobby sees them (cached briefly)."""
+        """R18: which games can be offered now, as the lobby sees them (cached briefly): the
+        games both the lobby and this gateway know; every game this gateway knows, not
+        available, while the lobby does not answer."""
         now = self.clock()
         if now - self._games_at > 2.0:
+            adapters = self.services.adapters
             try:
                 games = await self.lobby.games()
+                self._games = {name: up for name, up in games.items() if name in adapters}
             except LobbyError:
-                games = {}
-            self._games = {name: games.get(name, False) for name in self.adapters}
+                self._games = dict.fromkeys(adapters, False)
             self._games_at = now
         return self._games
-
-    def spawn(self, coro: Any) -> None:
-        """Run ``coro`` in the background; its failure is logged, never lost silently."""
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._spawned_done)
-
-    def _spawned_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and (error := task.exception()) is not None:
-            log.error(
-                "background work failed",
-                exc_info=error,
-                extra={"task": task.get_coro().__qualname__},  # type: ignore[union-attr]
-            )
 
     async def room(self, table_id: str) -> TableRoom | None:
         room = self.rooms.get(table_id)
@@ -103,8 +104,8 @@ class TableHub:
             record = await self.store.get_table(table_id)
             if record is None:
                 return None
-            room = self.rooms.setdefault(table_id, TableRoom(self, record))
-            room.learn_remote_seats(())
+            room = self.rooms.setdefault(table_id, TableRoom(self.services, record))
+            room.presence.learn(p.player_id for p in record.players)
         return room
 
     async def recover(self) -> int:
@@ -113,19 +114,12 @@ class TableHub:
         the tables nobody holds (see :meth:`sweep`)."""
         if self.store.shared:
             return 0
-        now = self.clock()
         records = await self.store.tables_in_play()
         for record in records:
-            room = self.rooms.setdefault(record.table_id, TableRoom(self, record))
-            room.away_since = {p.player_id: now for p in record.players}
-            kept = self.settings.events_in_memory
-            room.recent.extend(
-                EncodedEvent.of(e.seq, e.entry)
-                for e in await self.store.events_after(
-                    record.table_id, max(0, record.seq - kept), kept
-                )
-            )
-            room._schedule_clock()
+            room = self.rooms.setdefault(record.table_id, TableRoom(self.services, record))
+            room.presence.everyone_away(p.player_id for p in record.players)
+            await room.delivery.remember_from_store(record.seq)
+            room.schedule_clock()
         ACTIVE_TABLES.set(len(records))
         return len(records)
 
@@ -135,26 +129,13 @@ class TableHub:
         kind = notice["kind"]
         if kind == "resync":
             await self._resync_rooms()
+        elif kind == "alive":
+            self._heard_from(notice)
+        elif kind == "taken":
+            await self._taken_elsewhere(notice)
+        elif (room := self.rooms.get(notice["table_id"])) is None:
             return
-        if kind == "alive":
-            await self._heard_from(notice)
-            return
-        if kind == "taken":
-            for conn in list(self.connections):
-                if (
-                    conn.player_id == notice["player_id"]
-                    and conn.nonce != notice["nonce"]
-                    and conn.room is not None
-                ):
-                    holder = conn.room
-                    if holder.connections.get(notice["player_id"]) is conn:
-                        del holder.connections[notice["player_id"]]
-                    await holder.replace(conn)
-            return
-        room = self.rooms.get(notice["table_id"])
-        if room is None:
-            return
-        if kind in ("event", "changed"):
+        elif kind in ("event", "changed"):
             await room.on_notice(notice)
         elif kind == "seats":
             if room.record.status is TableStatus.OPEN and room.connections:
@@ -162,16 +143,11 @@ class TableHub:
                     room.lobby_table, _ = await self.lobby.get(room.table_id, "")
             await room.broadcast_table()
         elif kind == "presence" and notice["replica"] != self.replica:
-            until = self.clock() + self.settings.presence_ttl
-            seen = room.remote.setdefault(notice["player_id"], {})
-            if notice["connected"]:
-                seen[notice["replica"]] = until
-            else:
-                seen.pop(notice["replica"], None)
-                seen.pop(UNKNOWN_REPLICA, None)
-                room.away_since[notice["player_id"]] = self.clock()
+            room.presence.heard(
+                notice["player_id"], notice["replica"], connected=notice["connected"]
+            )
             async with room.lock:
-                room._schedule_clock()
+                room.schedule_clock()
             await room.broadcast_table()
 
     async def _resync_rooms(self) -> None:
@@ -180,7 +156,7 @@ class TableHub:
         failed = 0
         until = self.clock() + self.settings.presence_ttl
         for held in list(self.rooms.values()):
-            held.extend_remote_presence(until)
+            held.presence.extend_remote(until)
             try:
                 await held.resync()
             except (StoreUnavailableError, GameUnavailableError):
@@ -188,40 +164,25 @@ class TableHub:
         if failed:
             raise StoreUnavailableError(f"{failed} of {len(self.rooms)} tables not caught up")
 
-    async def _heard_from(self, notice: Notice) -> None:
+    def _heard_from(self, notice: Notice) -> None:
         if notice["replica"] == self.replica:
             return
-        until = self.clock() + self.settings.presence_ttl
         for table_id, player_id in notice["seats"]:
             room = self.rooms.get(table_id)
             if room is not None:
-                room.remote.setdefault(player_id, {})[notice["replica"]] = until
+                room.presence.still_there(player_id, notice["replica"])
 
-    async def announce_presence(
-        self, table_id: str, player_id: str, *, connected: bool, conn: Connection
-    ) -> None:
-        """Tell the other replicas (presence decides R29's grace and the seats' dots); a new
-        connection also closes the seat's older tabs wherever they are."""
-        if not self.store.shared:
-            return
-        await self.bus.publish(
-            {
-                "kind": "presence",
-                "table_id": table_id,
-                "player_id": player_id,
-                "replica": self.replica,
-                "connected": connected,
-            }
-        )
-        if connected:
-            await self.bus.publish(
-                {
-                    "kind": "taken",
-                    "player_id": player_id,
-                    "replica": self.replica,
-                    "nonce": conn.nonce,
-                }
-            )
+    async def _taken_elsewhere(self, notice: Notice) -> None:
+        """The seat connected on another tab (maybe another replica): close this one."""
+        for conn in list(self.connections):
+            if (
+                conn.player_id == notice["player_id"]
+                and conn.nonce != notice["nonce"]
+                and conn.room is not None
+            ):
+                holder = conn.room
+                holder.presence.disconnect(notice["player_id"], conn)
+                await holder.replace(conn)
 
     async def keep_alive(self, every: float) -> None:
         """Shared store only: say which seats this replica holds, and pick up the tables whose
@@ -240,9 +201,9 @@ class TableHub:
             await asyncio.sleep(every)
 
     async def sweep(self) -> int:
-        """Load every table in play whose deadline passed and that this replica does not hold,
-        so its clock fires here (maybe on other replicas too: the version check lets one
-        pass apply). Returns how many were picked up."""
+        """Load every table in play whose clock event is due and that this replica does not
+        hold, so its clock fires here (maybe on other replicas too: the version check lets one
+        apply). Returns how many were picked up."""
         if not self.bus.healthy:
             return 0  # deaf to the other replicas, this one cannot tell a table is orphaned
         picked = 0
@@ -252,15 +213,15 @@ class TableHub:
             room = await self.room(table_id)
             if room is None:
                 continue
-            now = self.clock()
-            room.away_since = {p.player_id: now for p in room.record.players}
             # Its replica may be dead, or only late (say, retrying after Redis came back): the
             # seats count as unknown until every live replica has said which seats it holds.
-            room.learn_remote_seats(())
+            room.presence.everyone_away(p.player_id for p in room.record.players)
             async with room.lock:
-                room._schedule_clock()
+                room.schedule_clock()
             picked += 1
         return picked
+
+    # Seating ------------------------------------------------------------------------------
 
     async def _notify_seats(self, table_id: str) -> None:
         if self.store.shared:
@@ -272,9 +233,17 @@ class TableHub:
         """Mint the seat's token and move the connection into the table's room."""
         room = await self.room(lobby_table.table_id)
         if room is None:
-            record = TableRecord(lobby_table.table_id, lobby_table.game, code, TableStatus.OPEN)
+            record = TableRecord(
+                lobby_table.table_id,
+                lobby_table.game,
+                code,
+                TableStatus.OPEN,
+                min_seats=lobby_table.min_seats,
+                max_seats=lobby_table.max_seats,
+                options=dict(lobby_table.options),
+            )
             await self.store.create_table(record)
-            room = self.rooms.setdefault(record.table_id, TableRoom(self, record))
+            room = self.rooms.setdefault(record.table_id, TableRoom(self.services, record))
         room.lobby_table = lobby_table
         token = secrets.token_urlsafe(32)
         await self.store.add_token(token_hash(token), SeatToken(room.table_id, player_id, name))
@@ -285,22 +254,35 @@ class TableHub:
         )  # a new table: nothing of it sent yet (the connection may come from a rematch)
         return token
 
-    def _adapter(self, game: str, action_id: str) -> GameAdapter:
-        adapter = self.adapters.get(game)
-        if adapter is None:
+    def _known_game(self, game: str, action_id: str) -> None:
+        if game not in self.services.adapters:
             raise ProtocolError("unknown_game", id=action_id)
-        return adapter
 
-    async def create(self, conn: Connection, action_id: str, name: str, game: str) -> None:
-        self._adapter(game, action_id)
+    async def create(
+        self,
+        conn: Connection,
+        action_id: str,
+        name: str,
+        game: str,
+        options: Mapping[str, OptionValue],
+    ) -> None:
+        self._known_game(game, action_id)
         player_id = new_id("p")
         try:
-            lobby_table, code = await self.lobby.create(game, player_id, name, conn.caller)
+            lobby_table, code = await self.lobby.create(game, player_id, name, conn.caller, options)
         except LobbyError as e:
             raise ProtocolError(e.code, id=action_id, **e.params) from None
         await self._seated(
             conn, action_id, lobby_table=lobby_table, code=code, player_id=player_id, name=name
         )
+
+    async def lookup(self, conn: Connection, action_id: str, code: str) -> None:
+        """What an invitation is, before joining: its game, options and seats taken."""
+        try:
+            invitation = await self.lobby.lookup(code, conn.caller)
+        except LobbyError as e:
+            raise ProtocolError(e.code, id=action_id, **e.params) from None
+        await conn.send({"type": "invitation", "id": action_id, **invitation})
 
     async def join(self, conn: Connection, action_id: str, code: str, name: str) -> None:
         player_id = new_id("p")
@@ -309,7 +291,7 @@ class TableHub:
             _, formatted = await self.lobby.get(lobby_table.table_id, player_id)
         except LobbyError as e:
             raise ProtocolError(e.code, id=action_id, **e.params) from None
-        self._adapter(lobby_table.game, action_id)
+        self._known_game(lobby_table.game, action_id)
         await self._seated(
             conn,
             action_id,
@@ -386,7 +368,8 @@ class TableHub:
         await self._notify_seats(room.table_id)
 
     async def rematch(self, conn: Connection, action_id: str) -> None:
-        """After the end, the host opens a new table; the others are offered its code."""
+        """After the end, the host opens a new table of the same game and options; the others
+        are offered its code."""
         room, seat = conn.room, conn.seat
         if room is None or seat is None:
             raise ProtocolError("not_seated", id=action_id)
@@ -394,41 +377,21 @@ class TableHub:
             raise ProtocolError("not_over", id=action_id)
         if room.seat_of(seat.player_id) != 0:
             raise ProtocolError("not_host", id=action_id)
+        host_seat: tuple[LobbyTable, str, str] | None = None
         async with room.lock:
             if not room.record.rematch_code:
                 player_id = new_id("p")
                 try:
                     lobby_table, code = await self.lobby.create(
-                        room.record.game, player_id, seat.name, conn.caller
+                        room.record.game, player_id, seat.name, conn.caller, room.record.options
                     )
                 except LobbyError as e:
                     raise ProtocolError(e.code, id=action_id, **e.params) from None
-                before = room.record
-                after = dataclasses.replace(
-                    before,
-                    version=before.version + 1,
-                    rematch_code=code,
-                    rematch_table_id=lobby_table.table_id,
-                )
-                notice: Notice = {
-                    "kind": "changed",
-                    "table_id": room.table_id,
-                    "version": after.version,
-                    "seq": after.seq,
-                    "entry": None,
-                    "views": [],
-                    "table": True,
-                }
                 try:
-                    await self.store.save_table(after, before.version, notice=notice)
+                    await room.open_rematch(code, lobby_table.table_id)
                 except (VersionConflictError, StoreUnavailableError):
                     raise ProtocolError("unavailable", id=action_id) from None
-                if not self.store.shared:
-                    await self.bus.publish(notice)
-                room.record = after
-                host_seat: tuple[LobbyTable, str, str] | None = (lobby_table, code, player_id)
-            else:
-                host_seat = None
+                host_seat = (lobby_table, code, player_id)
         offer = {
             "type": "rematch",
             "code": room.record.rematch_code,
@@ -466,11 +429,11 @@ class TableHub:
 
     async def shutdown(self) -> None:
         """Tell every client to come back later, and stop the clocks."""
-        self.closing = True
+        self.lifecycle.closing = True
         for room in self.rooms.values():
             room.stop_clock()
         for conn in list(self.connections):
             await conn.send({"type": "reconnect", "reason": "shutdown"})
             await conn.close(CLOSE_SERVICE_RESTART, "shutdown")
-        for task in list(self._tasks):
+        for task in list(self.lifecycle.tasks):
             task.cancel()

@@ -1,7 +1,8 @@
 """Protobuf messages as the protocol's JSON, without knowing any game's messages.
 
 Field names stay as in the .proto; enum values become lower-case codes without their type's
-prefix (``REASON_UNKNOWN_WORDS`` → ``"unknown_words"``); an absent sub-message is ``null``.
+prefix (``REASON_UNKNOWN_WORDS`` → ``"unknown_words"``); an absent sub-message, or an absent
+``optional`` scalar, is ``null``.
 
 >>> from lexio.engine.v1 import engine_pb2 as pb
 >>> to_json(pb.Outcome(reason=pb.REASON_UNKNOWN_WORDS, unknown_words=["XQ"]))
@@ -37,13 +38,22 @@ def _value(field: FieldDescriptor, value: Any) -> Any:
     return value
 
 
+def _is_map(field: FieldDescriptor) -> bool:
+    entry = field.message_type
+    return entry is not None and entry.GetOptions().map_entry
+
+
 def to_json(message: Message) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for field in _fields(message.DESCRIPTOR):
         value = getattr(message, field.name)
-        if field.is_repeated:
+        if field.is_repeated and _is_map(field):
+            assert field.message_type is not None
+            entry = field.message_type.fields_by_name["value"]
+            out[field.name] = {k: _value(entry, v) for k, v in sorted(value.items())}
+        elif field.is_repeated:
             out[field.name] = [_value(field, v) for v in value]
-        elif field.type == FieldDescriptor.TYPE_MESSAGE and not message.HasField(field.name):
+        elif field.has_presence and not message.HasField(field.name):
             out[field.name] = None
         else:
             out[field.name] = _value(field, value)

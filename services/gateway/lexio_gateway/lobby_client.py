@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import grpc
 
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio.lobby.v1 import lobby_pb2_grpc
+from lexio_gateway.games.contract import OptionValue
 from lexio_gateway.jsoncodec import to_json
 from lexio_gateway.metrics import LOBBY_CALL_SECONDS
 
@@ -33,6 +35,7 @@ BROWSER_CODES: Final = frozenset(
         "not_enough_players",
         "not_host",
         "rate_limited",
+        "invalid_option",
     }
 )
 """The lobby's reasons that mean something to a player (docs/protocol.md). Any other answer
@@ -84,6 +87,21 @@ class LobbySeat:
     host: bool
 
 
+def option_value(value: pb.OptionValue) -> OptionValue:
+    return value.text if value.WhichOneof("value") == "text" else value.integer
+
+
+def options_of(options: Mapping[str, pb.OptionValue]) -> dict[str, OptionValue]:
+    return {name: option_value(v) for name, v in sorted(options.items())}
+
+
+def _options_pb(options: Mapping[str, OptionValue]) -> dict[str, pb.OptionValue]:
+    return {
+        name: pb.OptionValue(text=v) if isinstance(v, str) else pb.OptionValue(integer=v)
+        for name, v in options.items()
+    }
+
+
 @dataclass(frozen=True)
 class LobbyTable:
     table_id: str
@@ -92,6 +110,8 @@ class LobbyTable:
     seats: tuple[LobbySeat, ...]
     min_seats: int
     max_seats: int
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
+    """Every option the game registered, as the table fixed them (defaults filled in)."""
 
     @classmethod
     def of(cls, table: pb.Table) -> LobbyTable:
@@ -102,6 +122,7 @@ class LobbyTable:
             seats=tuple(LobbySeat(s.player_id, s.display_name, s.host) for s in table.seats),
             min_seats=table.min_seats,
             max_seats=table.max_seats,
+            options=options_of(table.options),
         )
 
     def seat_of(self, player_id: str) -> int:
@@ -137,11 +158,30 @@ class LobbyClient:
             )
 
     async def create(
-        self, game: str, player_id: str, name: str, caller: str
+        self,
+        game: str,
+        player_id: str,
+        name: str,
+        caller: str,
+        options: Mapping[str, OptionValue] | None = None,
     ) -> tuple[LobbyTable, str]:
-        request = pb.CreateTableRequest(game=game, player_id=player_id, display_name=name)
+        request = pb.CreateTableRequest(
+            game=game, player_id=player_id, display_name=name, options=_options_pb(options or {})
+        )
         reply = await self._call("CreateTable", request, caller)
         return LobbyTable.of(reply.table), reply.invite_code
+
+    async def lookup(self, code: str, caller: str) -> dict[str, Any]:
+        """What an invite code opens, in the protocol's JSON: game, options, seats."""
+        reply = await self._call("LookupCode", pb.LookupCodeRequest(invite_code=code), caller)
+        return {
+            "game": reply.game,
+            "options": options_of(reply.options),
+            "seated": reply.seated,
+            "min_seats": reply.min_seats,
+            "max_seats": reply.max_seats,
+            "state": to_json(reply)["state"],
+        }
 
     async def join(self, code: str, player_id: str, name: str, caller: str) -> LobbyTable:
         request = pb.JoinTableRequest(invite_code=code, player_id=player_id, display_name=name)

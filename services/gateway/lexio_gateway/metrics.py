@@ -18,8 +18,8 @@ TURN_SECONDS: Final = Histogram(
 )
 ENGINE_CALL_SECONDS: Final = Histogram(
     "lexio_gateway_engine_call_seconds",
-    "Round trip of the gateway's calls to the game engine.",
-    ["rpc", "outcome"],
+    "Round trip of the gateway's calls to a game's engine.",
+    ["game", "rpc", "outcome"],
     buckets=LATENCY_BUCKETS,
 )
 LOBBY_CALL_SECONDS: Final = Histogram(
@@ -39,10 +39,11 @@ ERRORS: Final = Counter("lexio_gateway_errors_total", "Error frames sent, by cod
 REFUSALS: Final = Counter(
     "lexio_gateway_refusals_total", "Game actions refused by the engine, by reason.", ["reason"]
 )
-TABLE_PASSES: Final = Counter(
-    "lexio_gateway_table_passes_total",
-    "Turns the table passed for a player (R28 clock, R29 disconnected).",
-    ["cause"],
+CLOCK_EVENTS: Final = Counter(
+    "lexio_gateway_clock_events_total",
+    "Actions a table took by itself when its clock fell due, by game and the game's own name "
+    "for the action (see docs/operations.md).",
+    ["game", "action"],
 )
 RECONNECTS: Final = Counter(
     "lexio_gateway_reconnects_total", "Seats resumed with a token.", ["mode"]

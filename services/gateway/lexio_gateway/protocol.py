@@ -16,8 +16,9 @@ MAX_NUMBER_DIGITS: Final = 32
 digits, refuse) a huge integer, so a frame holding one is refused before it is converted."""
 
 CLIENT_TYPES: Final = frozenset(
-    {"hello", "create", "join", "leave", "start", "act", "preview", "rematch", "ping"}
+    {"hello", "create", "lookup", "join", "leave", "start", "act", "preview", "rematch", "ping"}
 )
+MAX_OPTIONS: Final = 16
 
 
 class ProtocolError(Exception):
@@ -108,3 +109,16 @@ def display_name(frame: dict[str, Any]) -> str:
 
 def encode(frame: dict[str, Any]) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+def options_field(frame: dict[str, Any], action_id: str) -> dict[str, str | int]:
+    """``create``'s ``options``: an object of at most 16 names to strings or integers (the lobby
+    checks them against what the game registered)."""
+    options = frame.get("options", {})
+    if not isinstance(options, dict) or len(options) > MAX_OPTIONS:
+        raise ProtocolError("bad_frame", id=action_id, field="options")
+    for name, value in options.items():
+        bad_value = not isinstance(value, str | int) or isinstance(value, bool)
+        if len(name) > MAX_ID_LENGTH or bad_value or (isinstance(value, str) and len(value) > 64):
+            raise ProtocolError("bad_frame", id=action_id, field="options")
+    return options

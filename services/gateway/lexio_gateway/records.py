@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
+
+from lexio_gateway.games.contract import OptionValue, TableClock
 
 
 class TableStatus(enum.Enum):
@@ -35,12 +38,20 @@ class TableRecord:
     players: list[Player] = field(default_factory=list)
     """Seat order, fixed at the start."""
     state: bytes = b""
-    turn: int = -1
-    deadline: float = 0.0
-    """Absolute time (Unix seconds) the seat to play must act by (R28)."""
-    turn_since: float = 0.0
+    clock: TableClock | None = None
+    """When the table acts by itself next, as the game's adapter set it (None: never)."""
+    min_seats: int = 0
+    max_seats: int = 0
+    """The seat limits the lobby gave the table."""
+    options: dict[str, OptionValue] = field(default_factory=dict)
+    """The table's options, fixed with the invitation."""
     rematch_code: str = ""
     rematch_table_id: str = ""
+
+    @property
+    def clock_due(self) -> float:
+        """The clock's instant, or +inf when it never falls (stores sort tables by it)."""
+        return self.clock.due if self.clock is not None else math.inf
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,27 @@ class ActionReply:
     reply: dict[str, Any]
 
 
+def clock_fields(clock: TableClock | None) -> dict[str, Any] | None:
+    if clock is None:
+        return None
+    return {"due": clock.due, "seat": clock.seat, "since": clock.since, "action": clock.action}
+
+
+def clock_from_fields(fields: Mapping[str, Any]) -> TableClock | None:
+    """The stored clock; a record written before clocks were the game's (a Lexio table: its
+    ``turn``, ``deadline`` and ``turn_since``) reads as the same clock."""
+    clock = fields.get("clock")
+    if isinstance(clock, Mapping):
+        return TableClock(
+            float(clock["due"]), int(clock["seat"]), float(clock["since"]), str(clock["action"])
+        )
+    if "clock" not in fields and fields.get("status") == TableStatus.STARTED.value:
+        return TableClock(
+            float(fields["deadline"]), int(fields["turn"]), float(fields["turn_since"]), ""
+        )
+    return None
+
+
 def record_fields(record: TableRecord) -> dict[str, Any]:
     """A record's fields other than id, version and state, as plain JSON values."""
     return {
@@ -73,9 +105,9 @@ def record_fields(record: TableRecord) -> dict[str, Any]:
         "status": record.status.value,
         "seq": record.seq,
         "players": [[p.player_id, p.name] for p in record.players],
-        "turn": record.turn,
-        "deadline": record.deadline,
-        "turn_since": record.turn_since,
+        "clock": clock_fields(record.clock),
+        "seats": [record.min_seats, record.max_seats],
+        "options": record.options,
         "rematch_code": record.rematch_code,
         "rematch_table_id": record.rematch_table_id,
     }
@@ -84,7 +116,9 @@ def record_fields(record: TableRecord) -> dict[str, Any]:
 def record_from_fields(
     table_id: str, version: int, state: bytes, fields: Mapping[str, Any]
 ) -> TableRecord:
-    """The inverse of :func:`record_fields`, whatever store the fields were read from."""
+    """The inverse of :func:`record_fields`, whatever store the fields were read from (and
+    records written by the gateway before table options: no options, Lexio's 2–4 seats)."""
+    min_seats, max_seats = fields.get("seats") or LEGACY_SEATS
     return TableRecord(
         table_id=table_id,
         game=fields["game"],
@@ -94,9 +128,14 @@ def record_from_fields(
         seq=fields["seq"],
         players=[Player(p, n) for p, n in fields["players"]],
         state=state,
-        turn=fields["turn"],
-        deadline=fields["deadline"],
-        turn_since=fields["turn_since"],
+        clock=clock_from_fields(fields),
+        min_seats=min_seats,
+        max_seats=max_seats,
+        options=dict(fields.get("options") or {}),
         rematch_code=fields["rematch_code"],
         rematch_table_id=fields["rematch_table_id"],
     )
+
+
+LEGACY_SEATS: Final = (2, 4)
+"""The seat limits of the one game tables had before the lobby's limits were stored here."""

@@ -2,7 +2,8 @@
 
 One hash per table (``version``, ``meta`` JSON, ``state`` bytes), one list of its events (the
 n-th event at index n − 1), a reply key per applied action, the seat tokens, a set of tables
-in play and a sorted set of their turn deadlines. A commit is one Lua script: compare the
+in play and a sorted set of their clocks' next instants (its key, ``deadlines``, predates
+games with other clocks). A commit is one Lua script: compare the
 version, write, and publish the commit's notice — so two replicas can never both apply an
 action, and every replica sees notices in commit order.
 
@@ -143,7 +144,7 @@ class RedisTableStore:
             record.state,
             record.table_id,
             record.status.value,
-            record.deadline,
+            repr(record.clock_due) if record.clock is not None else "+inf",
             json.dumps(reply.reply) if reply else "",
             json.dumps(notice) if notice else "",
             REPLY_TTL_SECONDS,

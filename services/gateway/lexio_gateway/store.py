@@ -75,7 +75,7 @@ class TableStore(Protocol):
     async def tables_in_play(self) -> list[TableRecord]: ...
 
     async def due_tables(self, now: float) -> list[str]:
-        """Tables in play whose turn deadline has passed (shared stores; others: none)."""
+        """Tables in play whose clock event is due (shared stores; others: none)."""
         ...
 
     async def ping(self) -> bool:
@@ -95,11 +95,14 @@ CREATE TABLE IF NOT EXISTS tables (
     seq INTEGER NOT NULL,
     players TEXT NOT NULL,
     state BLOB NOT NULL,
-    turn INTEGER NOT NULL,
-    deadline REAL NOT NULL,
-    turn_since REAL NOT NULL,
+    turn INTEGER NOT NULL DEFAULT -1,
+    deadline REAL NOT NULL DEFAULT 0,
+    turn_since REAL NOT NULL DEFAULT 0,
     rematch_code TEXT NOT NULL,
-    rematch_table_id TEXT NOT NULL
+    rematch_table_id TEXT NOT NULL,
+    clock TEXT,
+    seats TEXT,
+    options TEXT
 );
 CREATE INDEX IF NOT EXISTS tables_by_status ON tables (status);
 CREATE TABLE IF NOT EXISTS events (
@@ -123,15 +126,26 @@ CREATE TABLE IF NOT EXISTS replies (
 ) WITHOUT ROWID;
 """
 
+# Added to files made before the clock was the game's and tables had options. A row written
+# then keeps NULL there and is read from its old turn/deadline/turn_since columns (which new
+# rows leave at their defaults).
+_MIGRATIONS = (
+    ("clock", "ALTER TABLE tables ADD COLUMN clock TEXT"),
+    ("seats", "ALTER TABLE tables ADD COLUMN seats TEXT"),
+    ("options", "ALTER TABLE tables ADD COLUMN options TEXT"),
+)
+_JSON_COLUMNS = ("players", "clock", "seats", "options")
 _COLUMNS = (
-    "table_id, game, code, status, version, seq, players, state, turn, deadline, turn_since, "
+    "table_id, game, code, status, version, seq, players, state, clock, seats, options, "
     "rematch_code, rematch_table_id"
 )
+_READ_COLUMNS = f"{_COLUMNS}, turn, deadline, turn_since"
 
 
 def _row(record: TableRecord) -> tuple[object, ...]:
     fields = record_fields(record)
-    fields["players"] = json.dumps(fields["players"])
+    for column in _JSON_COLUMNS:
+        fields[column] = json.dumps(fields[column])
     return (
         record.table_id,
         *(fields[c] for c in ("game", "code", "status")),
@@ -139,16 +153,17 @@ def _row(record: TableRecord) -> tuple[object, ...]:
         fields["seq"],
         fields["players"],
         record.state,
-        *(
-            fields[c]
-            for c in ("turn", "deadline", "turn_since", "rematch_code", "rematch_table_id")
-        ),
+        *(fields[c] for c in ("clock", "seats", "options", "rematch_code", "rematch_table_id")),
     )
 
 
 def _record(row: sqlite3.Row) -> TableRecord:
     fields = {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row is no Mapping
-    fields["players"] = json.loads(fields["players"])
+    for column in _JSON_COLUMNS:
+        if fields[column] is None:
+            del fields[column]  # a row from before the column: see _MIGRATIONS
+        else:
+            fields[column] = json.loads(fields[column])
     return record_from_fields(row["table_id"], row["version"], bytes(row["state"]), fields)
 
 
@@ -171,17 +186,24 @@ class SqliteTableStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(_SCHEMA)
+        present = {row["name"] for row in self._db.execute("PRAGMA table_info(tables)")}
+        for column, statement in _MIGRATIONS:
+            if column not in present:
+                self._db.execute(statement)
 
     async def create_table(self, record: TableRecord) -> None:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
-                f"INSERT INTO tables ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", _row(record)
+                # The old columns get their neutral values: older files have no defaults there.
+                f"INSERT INTO tables ({_COLUMNS}, turn, deadline, turn_since) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,-1,0,0)",
+                _row(record),
             )
 
     async def get_table(self, table_id: str) -> TableRecord | None:
         row = self._db.execute(
-            f"SELECT {_COLUMNS} FROM tables WHERE table_id = ?", (table_id,)
+            f"SELECT {_READ_COLUMNS} FROM tables WHERE table_id = ?", (table_id,)
         ).fetchone()
         return _record(row) if row else None
 
@@ -198,7 +220,7 @@ class SqliteTableStore:
             values = _row(record)
             updated = self._db.execute(
                 "UPDATE tables SET game=?, code=?, status=?, version=?, seq=?, players=?, state=?, "
-                "turn=?, deadline=?, turn_since=?, rematch_code=?, rematch_table_id=? "
+                "clock=?, seats=?, options=?, rematch_code=?, rematch_table_id=? "
                 "WHERE table_id = ? AND version = ?",
                 (*values[1:], record.table_id, expected_version),
             )
@@ -258,7 +280,7 @@ class SqliteTableStore:
 
     async def tables_in_play(self) -> list[TableRecord]:
         rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM tables WHERE status = ?", (TableStatus.STARTED.value,)
+            f"SELECT {_READ_COLUMNS} FROM tables WHERE status = ?", (TableStatus.STARTED.value,)
         ).fetchall()
         return [_record(r) for r in rows]
 

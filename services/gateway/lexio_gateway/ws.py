@@ -11,12 +11,14 @@ from aiohttp import WSMsgType, web
 
 from lexio_gateway import state as keys
 from lexio_gateway.connection import Connection, TokenBucket
+from lexio_gateway.games import ACTION_KINDS
 from lexio_gateway.hub import TableHub
 from lexio_gateway.metrics import CONNECTED_CLIENTS, FRAMES, TURN_SECONDS
 from lexio_gateway.protocol import (
     PROTOCOL_VERSION,
     ProtocolError,
     display_name,
+    options_field,
     parse_frame,
     request_id,
     text_field,
@@ -74,7 +76,17 @@ async def _create(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> Non
     game = frame.get("game", "lexio")
     if not isinstance(game, str):
         raise ProtocolError("bad_frame", id=action_id, field="game")
-    await hub.create(conn, action_id, _name(frame, action_id), game)
+    options = options_field(frame, action_id)
+    await hub.create(conn, action_id, _name(frame, action_id), game, options)
+
+
+async def _lookup(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
+    action_id = request_id(frame)
+    try:
+        code = text_field(frame, "code", 64)
+    except ProtocolError:
+        raise ProtocolError("bad_frame", id=action_id, field="code") from None
+    await hub.lookup(conn, action_id, code)
 
 
 async def _join(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
@@ -115,7 +127,7 @@ async def _act(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
     room = _room(conn, action_id)
     action = _action(frame, action_id)
     kind = next(iter(action), "none") if len(action) == 1 else "none"
-    kind = kind if kind in ("place", "exchange", "pass_turn") else "other"
+    kind = kind if kind in ACTION_KINDS else "other"
     started = time.perf_counter()
     outcome = "error"
     try:
@@ -140,6 +152,7 @@ async def _ping(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
 HANDLERS: dict[str, Handler] = {
     "hello": _hello,
     "create": _create,
+    "lookup": _lookup,
     "join": _join,
     "leave": _leave,
     "start": _start,

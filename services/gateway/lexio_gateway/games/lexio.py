@@ -1,159 +1,100 @@
-"""The gateway's view of a game: an adapter that turns the protocol's JSON into engine calls.
+"""Lexio's adapter: the protocol's JSON to lexio.engine.v1 and back, and Lexio's clock.
 
-The gateway core knows no rule. It stores the opaque state an engine returns, routes each
-seat's view to that seat only, and runs a clock from the turn and deadline the adapter
-reads. Another game is another adapter.
+Lexio's clock (lexio-rules.md): the seat to play has its turn's time (R28); a seat that is not
+connected gets only a short grace once its turn has begun or it left, whichever is later (R29);
+either way, when the time is up the table passes for it, naming why.
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import grpc
 from google.protobuf import json_format
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
+from lexio_common.config import env_float
+from lexio_gateway.games import shape
+from lexio_gateway.games.contract import (
+    BadActionError,
+    ClockEvent,
+    GameTable,
+    Options,
+    Step,
+    TableClock,
+)
+from lexio_gateway.games.engine_call import EngineCaller
 from lexio_gateway.jsoncodec import to_json
-from lexio_gateway.metrics import ENGINE_CALL_SECONDS
 
-
-class GameUnavailableError(Exception):
-    """The engine (or what it depends on) cannot answer now; nothing changed."""
-
-
-class BadActionError(Exception):
-    """The action cannot be stated; nothing was asked of the engine."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    seat: int
-    deadline: float
-    over: bool
-
-
-@dataclass(frozen=True)
-class Step:
-    """What one engine call returned, in the protocol's JSON."""
-
-    accepted: bool
-    state_changed: bool
-    state: bytes
-    turn: Turn
-    views: list[dict[str, Any]]
-    event: dict[str, Any] | None = None
-    refusal: dict[str, Any] | None = None
-
-
-class GameAdapter(Protocol):
-    name: str
-    min_seats: int
-    max_seats: int
-
-    async def start(self, players: int, seed: int, now: float) -> Step: ...
-
-    async def act(self, state: bytes, seat: int, action: dict[str, Any], now: float) -> Step: ...
-
-    async def table_pass(self, state: bytes, seat: int, cause: str, now: float) -> Step: ...
-
-    async def preview(self, state: bytes, seat: int, action: dict[str, Any]) -> dict[str, Any]: ...
-
-    async def view(
-        self, state: bytes, seat: int, now: float, *, with_log: bool
-    ) -> dict[str, Any]: ...
-
-
-def _is_int(value: object) -> bool:
-    return type(value) is int  # not bool (True == 1), not float (1.0 == 1)
-
-
-def _check_tile(tile: object) -> None:
-    if not isinstance(tile, dict) or not {"row", "col", "letter"} <= tile.keys() <= {
-        "row",
-        "col",
-        "letter",
-        "blank",
-    }:
-        raise BadActionError("a tile is an object with row, col, letter and blank?")
-    if not (_is_int(tile["row"]) and _is_int(tile["col"]) and isinstance(tile["letter"], str)):
-        raise BadActionError("a tile's row and col are integers, its letter a string")
-    if not isinstance(tile.get("blank", False), bool):
-        raise BadActionError("a tile's blank is true or false")
+KINDS: Final = ("place", "exchange", "pass_turn")
+PASS_FOR_CLOCK: Final = "pass:clock"
+PASS_FOR_ABSENCE: Final = "pass:disconnected"
+_TABLE_CAUSES: Final = {
+    PASS_FOR_CLOCK: pb.PASS_CAUSE_CLOCK,
+    PASS_FOR_ABSENCE: pb.PASS_CAUSE_DISCONNECTED,
+}
 
 
 def check_action_shape(action: object) -> None:
-    """The JSON shape of a Lexio action, checked before protobuf sees it: ParseDict reads
-    ``[]`` as an empty message and ``1.0`` or ``true`` where an integer is expected, which
-    would let a malformed frame through as a legal pass.
+    """The JSON shape of a Lexio action (see :mod:`lexio_gateway.games.shape`).
 
     >>> check_action_shape({"pass_turn": {}})
     >>> check_action_shape({"pass_turn": []})
     Traceback (most recent call last):
     ...
-    lexio_gateway.games.BadActionError: pass_turn is an empty object
+    lexio_gateway.games.contract.BadActionError: pass_turn is an empty object
     """
-    if not isinstance(action, dict) or len(action) != 1:
-        raise BadActionError("an action is an object with one of place, exchange, pass_turn")
-    kind, body = next(iter(action.items()))
+    kind, body = shape.one_kind(action, KINDS)
     if kind == "pass_turn":
-        if not isinstance(body, dict) or body:
-            raise BadActionError("pass_turn is an empty object")
+        shape.empty_object(kind, body)
     elif kind == "exchange":
-        if not isinstance(body, dict) or body.keys() != {"tiles"}:
-            raise BadActionError("exchange is an object with tiles")
-        if not isinstance(body["tiles"], str):
+        if not isinstance(shape.object_with(kind, body, {"tiles"})["tiles"], str):
             raise BadActionError("exchange's tiles are a string of letters")
-    elif kind == "place":
-        if not isinstance(body, dict) or body.keys() != {"tiles"}:
-            raise BadActionError("place is an object with tiles")
-        if not isinstance(body["tiles"], list):
-            raise BadActionError("place's tiles are a list")
-        for tile in body["tiles"]:
-            _check_tile(tile)
     else:
-        raise BadActionError("an action is one of place, exchange, pass_turn")
+        tiles = shape.object_with(kind, body, {"tiles"})["tiles"]
+        shape.cells(kind, tiles, {"letter": str}, {"blank": bool})
 
 
-_UNAVAILABLE: Final = frozenset(
-    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
-)
-_TABLE_CAUSES: Final = {
-    "clock": pb.PASS_CAUSE_CLOCK,
-    "disconnected": pb.PASS_CAUSE_DISCONNECTED,
-}
+@dataclass(frozen=True)
+class LexioSettings:
+    turn_seconds: float = 0.0
+    """R28's time per turn for new games; 0: the engine's own setting (LEXIO_TURN_SECONDS)."""
+    disconnect_grace: float = 5.0
+    """R29: the seconds a disconnected seat gets on its turn."""
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> LexioSettings:
+        """The gateway's games configuration's settings for Lexio, over the environment's
+        ``LEXIO_TURN_SECONDS`` and ``LEXIO_DISCONNECT_GRACE`` (the engine reads the first too)."""
+        unknown = set(settings) - {"turn_seconds", "disconnect_grace"}
+        if unknown:
+            raise ValueError(f"lexio: unknown settings {sorted(unknown)}")
+        defaults = {
+            "turn_seconds": env_float("LEXIO_TURN_SECONDS", cls.turn_seconds, minimum=1.0),
+            "disconnect_grace": env_float(
+                "LEXIO_DISCONNECT_GRACE", cls.disconnect_grace, minimum=0.0
+            ),
+        }
+        values = {k: float(v) for k, v in {**defaults, **settings}.items()}
+        if any(v < 0 for v in values.values()):
+            raise ValueError("lexio: settings are seconds, not negative")
+        return cls(**values)
 
 
 class LexioAdapter:
     """Lexio through its engine service (lexio.engine.v1)."""
 
     name = "lexio"
-    min_seats = 2
-    max_seats = 4
 
-    def __init__(self, channel: grpc.aio.Channel, *, timeout: float, turn_seconds: float) -> None:
-        self._stub = engine_pb2_grpc.EngineStub(channel)
-        self._timeout = timeout
-        self._turn_seconds = turn_seconds
-
-    async def _call(self, rpc: str, request: Any) -> Any:
-        started = time.perf_counter()
-        outcome = "ok"
-        try:
-            return await getattr(self._stub, rpc)(request, timeout=self._timeout)
-        except grpc.aio.AioRpcError as e:
-            outcome = e.code().name.lower()
-            if e.code() in _UNAVAILABLE:
-                raise GameUnavailableError(e.details() or e.code().name) from e
-            if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
-                raise BadActionError(e.details() or "invalid") from e
-            raise
-        finally:
-            ENGINE_CALL_SECONDS.labels(rpc=rpc, outcome=outcome).observe(
-                time.perf_counter() - started
-            )
+    def __init__(
+        self, channel: grpc.aio.Channel, *, timeout: float, settings: LexioSettings
+    ) -> None:
+        self._call = EngineCaller(engine_pb2_grpc.EngineStub(channel), game=self.name,
+                                  timeout=timeout)  # fmt: skip
+        self._settings = settings
 
     @staticmethod
     def _action(action: dict[str, Any]) -> pb.Action:
@@ -168,52 +109,86 @@ class LexioAdapter:
         return message
 
     @staticmethod
-    def _step(reply: pb.ActResponse | pb.StartGameResponse, accepted: bool) -> Step:
+    def _clock(view: pb.SeatView, since: float) -> TableClock | None:
+        if view.HasField("ending"):
+            return None
+        return TableClock(view.turn_deadline, view.turn, since, PASS_FOR_CLOCK)
+
+    def _step(
+        self,
+        reply: pb.ActResponse,
+        seat: int,
+        table: GameTable,
+        now: float,
+    ) -> Step:
         views = [to_json(v) for v in reply.views]
-        first = reply.views[0]
-        turn = Turn(first.turn, first.turn_deadline, first.HasField("ending"))
-        if isinstance(reply, pb.StartGameResponse):
-            return Step(True, True, reply.state.SerializeToString(), turn, views)
+        accepted = reply.outcome.accepted
+        previous = table.clock.since if table.clock is not None else now
         refusal = None
-        if not reply.outcome.accepted:
-            refusal = to_json(reply.outcome)
-            refusal = {"reason": refusal["reason"], "words": refusal["unknown_words"]}
+        if not accepted:
+            view = views[seat]
+            outcome = to_json(reply.outcome)
+            refusal = {
+                "reason": outcome["reason"],
+                "words": outcome["unknown_words"],
+                "reserve_tries": view["reserve_tries"],
+                "reserve_next_in": view["reserve_next_in"],
+            }
+        first = reply.views[0]
         return Step(
             accepted=accepted,
             state_changed=reply.state_changed,
             state=reply.state.SerializeToString(),
-            turn=turn,
+            # A new turn begins with every accepted action: R29's grace counts from it.
+            clock=self._clock(first, now if accepted else previous),
+            over=first.HasField("ending"),
             views=views,
-            event=to_json(reply.event) if reply.HasField("event") else None,
+            events=[to_json(reply.event)] if reply.HasField("event") else [],
             refusal=refusal,
         )
 
-    async def start(self, players: int, seed: int, now: float) -> Step:
+    async def start(self, seats: int, options: Options, seed: int, now: float) -> Step:
         request = pb.StartGameRequest(
-            players=players, seed=seed, now=now, turn_seconds=self._turn_seconds
+            players=seats, seed=seed, now=now, turn_seconds=self._settings.turn_seconds
         )
-        return self._step(await self._call("StartGame", request), True)
+        reply = await self._call("StartGame", request)
+        views = [to_json(v) for v in reply.views]
+        first = reply.views[0]
+        return Step(
+            accepted=True,
+            state_changed=True,
+            state=reply.state.SerializeToString(),
+            clock=self._clock(first, now),
+            over=False,
+            views=views,
+        )
 
-    async def _act(self, state: bytes, seat: int, action: pb.Action, now: float) -> Step:
+    async def _act(self, table: GameTable, seat: int, action: pb.Action, now: float) -> Step:
         request = pb.ActRequest(
-            state=pb.GameState.FromString(state), seat=seat, action=action, now=now
+            state=pb.GameState.FromString(table.state), seat=seat, action=action, now=now
         )
-        reply = await self._call("Act", request)
-        return self._step(reply, reply.outcome.accepted)
+        return self._step(await self._call("Act", request), seat, table, now)
 
-    async def act(self, state: bytes, seat: int, action: dict[str, Any], now: float) -> Step:
-        return await self._act(state, seat, self._action(action), now)
+    async def act(self, table: GameTable, seat: int, action: dict[str, Any], now: float) -> Step:
+        return await self._act(table, seat, self._action(action), now)
 
-    async def table_pass(self, state: bytes, seat: int, cause: str, now: float) -> Step:
-        action = pb.Action(pass_turn=pb.Pass(cause=_TABLE_CAUSES[cause]))
-        return await self._act(state, seat, action, now)
+    def clock_event(self, clock: TableClock, away_since: float | None) -> ClockEvent:
+        if away_since is None:
+            return ClockEvent(clock.due, PASS_FOR_CLOCK)
+        grace_ends = max(clock.since, away_since) + self._settings.disconnect_grace
+        return ClockEvent(min(clock.due, grace_ends), PASS_FOR_ABSENCE)
 
-    async def preview(self, state: bytes, seat: int, action: dict[str, Any]) -> dict[str, Any]:
+    async def on_clock(self, table: GameTable, event: ClockEvent, now: float) -> Step:
+        assert table.clock is not None
+        action = pb.Action(pass_turn=pb.Pass(cause=_TABLE_CAUSES[event.action]))
+        return await self._act(table, table.clock.seat, action, now)
+
+    async def preview(self, table: GameTable, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         message = self._action(action)
         if not message.HasField("place"):
             raise BadActionError("only a placement has a preview")
         request = pb.PreviewRequest(
-            state=pb.GameState.FromString(state), seat=seat, place=message.place
+            state=pb.GameState.FromString(table.state), seat=seat, place=message.place
         )
         reply = to_json(await self._call("Preview", request))
         words = [{"word": w["word"], "score": w["score"]} for w in reply["words"]]
@@ -222,8 +197,10 @@ class LexioAdapter:
             del out["reason"]
         return out
 
-    async def view(self, state: bytes, seat: int, now: float, *, with_log: bool) -> dict[str, Any]:
-        request = pb.ViewRequest(state=pb.GameState.FromString(state), seat=seat, now=now)
+    async def view(
+        self, table: GameTable, seat: int, now: float, *, with_log: bool
+    ) -> dict[str, Any]:
+        request = pb.ViewRequest(state=pb.GameState.FromString(table.state), seat=seat, now=now)
         view = to_json((await self._call("View", request)).view)
         if not with_log:
             view["log"] = []

@@ -1,0 +1,65 @@
+"""The site's games as the gateway sees them: the adapter contract, and the registry that
+builds one adapter per configured game (game name → engine address and the adapter's own
+settings). The core imports this package only; each game's module stays with its game."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import grpc
+
+from lexio_gateway.games import lexio, mishqaq
+from lexio_gateway.games.contract import (
+    BadActionError,
+    ClockEvent,
+    GameAdapter,
+    GameTable,
+    GameUnavailableError,
+    Options,
+    OptionValue,
+    Step,
+    TableClock,
+)
+from lexio_gateway.games.lexio import LexioAdapter, LexioSettings
+from lexio_gateway.games.mishqaq import MishqaqAdapter, MishqaqSettings
+
+__all__ = [
+    "ACTION_KINDS",
+    "ADAPTER_TYPES",
+    "BadActionError",
+    "ClockEvent",
+    "GameAdapter",
+    "GameTable",
+    "GameUnavailableError",
+    "OptionValue",
+    "Options",
+    "Step",
+    "TableClock",
+    "build_adapter",
+]
+
+AdapterFactory = Callable[[grpc.aio.Channel, float, Mapping[str, Any]], GameAdapter]
+
+ADAPTER_TYPES: Final[Mapping[str, AdapterFactory]] = {
+    "lexio": lambda channel, timeout, settings: LexioAdapter(
+        channel, timeout=timeout, settings=LexioSettings.of(settings)
+    ),
+    "mishqaq": lambda channel, timeout, settings: MishqaqAdapter(
+        channel, timeout=timeout, settings=MishqaqSettings.of(settings)
+    ),
+}
+"""Every game this gateway can serve; the configuration says which it does, and where."""
+
+ACTION_KINDS: Final = frozenset(lexio.KINDS) | frozenset(mishqaq.KINDS)
+"""Every action name of every game: a metric's bounded label set."""
+
+
+def build_adapter(
+    game: str, channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any]
+) -> GameAdapter:
+    """The adapter of ``game`` over ``channel``; ValueError for an unknown game or setting."""
+    factory = ADAPTER_TYPES.get(game)
+    if factory is None:
+        raise ValueError(f"no adapter for the game {game!r} (known: {', '.join(ADAPTER_TYPES)})")
+    return factory(channel, timeout, settings)

@@ -1,0 +1,135 @@
+"""Who of a table's seats is connected: to this replica, or lately heard of on another.
+
+Presence is what a game's absence rule (if it has one) and the seats' dots read. With several
+replicas every replica says which seats it holds when a socket comes or goes and every
+keep-alive; a seat counts as present elsewhere for a while after its last word. Silence is not
+absence while this replica cannot hear the others (its bus is down), and a seat this replica
+has just learnt of is neither present nor absent until every live replica has had time to speak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from lexio_gateway.connection import Connection
+from lexio_gateway.services import RoomServices
+
+UNKNOWN_REPLICA: Final = "?"
+"""In :attr:`Presence.remote`: "not heard of yet" — neither present nor absent until then."""
+
+
+class Presence:
+    def __init__(self, services: RoomServices, table_id: str) -> None:
+        self._services = services
+        self._table_id = table_id
+        self.connections: dict[str, Connection] = {}
+        """This replica's live socket of each seated player."""
+        self.remote: dict[str, dict[str, float]] = {}
+        """Seats connected to other replicas: player → {replica: valid until}."""
+        self.away_since: dict[str, float] = {}
+        """When each absent player was last known to leave (or this replica learnt of them)."""
+
+    def present(self, player_id: str) -> bool:
+        if player_id in self.connections:
+            return True
+        seen = self.remote.get(player_id)
+        if not seen:
+            return False
+        if not self._services.bus.healthy:
+            return True
+        now = self._services.clock()
+        return any(until > now for replica, until in seen.items() if replica != UNKNOWN_REPLICA)
+
+    def unknown_until(self, player_id: str) -> float:
+        """Until when this replica does not know yet whether the seat is connected elsewhere."""
+        return self.remote.get(player_id, {}).get(UNKNOWN_REPLICA, float("-inf"))
+
+    def absent_since(self, player_id: str, default: float) -> float | None:
+        """None if the player is present; else since when they are away (``default`` if this
+        replica never saw them leave)."""
+        if self.present(player_id):
+            return None
+        return self.away_since.get(player_id, default)
+
+    # This replica's sockets ---------------------------------------------------------------
+
+    def connect(self, player_id: str, conn: Connection) -> Connection | None:
+        """``conn`` is now the seat's socket here; the one it replaces, if any."""
+        older = self.connections.get(player_id)
+        self.connections[player_id] = conn
+        self.away_since.pop(player_id, None)
+        return older if older is not conn else None
+
+    def disconnect(self, player_id: str, conn: Connection) -> bool:
+        """Forget ``conn`` if it is still the seat's socket here; whether it was."""
+        if self.connections.get(player_id) is not conn:
+            return False
+        del self.connections[player_id]
+        self.away_since[player_id] = self._services.clock()
+        return True
+
+    async def announce(self, player_id: str, *, connected: bool, nonce: str) -> None:
+        """Tell the other replicas; a new connection also closes the seat's older tabs."""
+        services = self._services
+        if not services.store.shared:
+            return
+        await services.bus.publish(
+            {
+                "kind": "presence",
+                "table_id": self._table_id,
+                "player_id": player_id,
+                "replica": services.replica,
+                "connected": connected,
+            }
+        )
+        if connected:
+            await services.bus.publish(
+                {
+                    "kind": "taken",
+                    "player_id": player_id,
+                    "replica": services.replica,
+                    "nonce": nonce,
+                }
+            )
+
+    # What the other replicas say ----------------------------------------------------------
+
+    def heard(self, player_id: str, replica: str, *, connected: bool) -> None:
+        """A presence notice of another replica."""
+        seen = self.remote.setdefault(player_id, {})
+        if connected:
+            seen[replica] = self._services.clock() + self._services.settings.presence_ttl
+        else:
+            seen.pop(replica, None)
+            seen.pop(UNKNOWN_REPLICA, None)
+            self.away_since[player_id] = self._services.clock()
+
+    def still_there(self, player_id: str, replica: str) -> None:
+        """Another replica's keep-alive lists the seat."""
+        until = self._services.clock() + self._services.settings.presence_ttl
+        self.remote.setdefault(player_id, {})[replica] = until
+
+    def learn(self, player_ids: Iterable[str]) -> None:
+        """Seats this replica just learnt of (it loaded the table, or saw it start) may be
+        connected to other replicas, which announced them before this one could hear. Until
+        those replicas' next word their presence is unknown: a game's clock waits that long
+        before judging one of them absent."""
+        if not self._services.store.shared:
+            return
+        until = self._services.clock() + self._services.settings.presence_unknown
+        for player_id in player_ids:
+            if player_id not in self.connections:
+                self.remote.setdefault(player_id, {}).setdefault(UNKNOWN_REPLICA, until)
+
+    def extend_remote(self, until: float) -> None:
+        """After a break in the bus: give every seat seen elsewhere until ``until`` to be
+        heard of again (its replica says so every few seconds)."""
+        for seen in self.remote.values():
+            for replica, valid in seen.items():
+                seen[replica] = max(valid, until)
+
+    def everyone_away(self, player_ids: Iterable[str]) -> None:
+        """The table was orphaned (its replica died): nobody is known to be anywhere."""
+        now = self._services.clock()
+        self.away_since = dict.fromkeys(player_ids, now)
