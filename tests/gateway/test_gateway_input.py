@@ -309,7 +309,7 @@ def test_http_routes_carry_security_headers_and_metrics(
                 async with session.get(f"{gateway.url}/metrics") as metrics:
                     text = await metrics.text()
             for name in (
-                'lexio_gateway_turn_seconds_bucket{action="pass_turn",le="0.005",outcome="accepted"}',
+                'lexio_gateway_turn_seconds_bucket{action="pass_turn",game="lexio",le="0.005",outcome="accepted"}',
                 "lexio_gateway_connected_clients",
                 "lexio_gateway_active_tables",
                 "lexio_gateway_engine_call_seconds_count",

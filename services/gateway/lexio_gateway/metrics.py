@@ -13,7 +13,7 @@ LATENCY_BUCKETS: Final = (
 TURN_SECONDS: Final = Histogram(
     "lexio_gateway_turn_seconds",
     "From a game action received to the last frame about it sent.",
-    ["action", "outcome"],
+    ["game", "action", "outcome"],
     buckets=LATENCY_BUCKETS,
 )
 ENGINE_CALL_SECONDS: Final = Histogram(
@@ -37,7 +37,9 @@ FRAMES: Final = Counter(
 )
 ERRORS: Final = Counter("lexio_gateway_errors_total", "Error frames sent, by code.", ["code"])
 REFUSALS: Final = Counter(
-    "lexio_gateway_refusals_total", "Game actions refused by the engine, by reason.", ["reason"]
+    "lexio_gateway_refusals_total",
+    "Game actions refused by the engine, by game and reason.",
+    ["game", "reason"],
 )
 CLOCK_EVENTS: Final = Counter(
     "lexio_gateway_clock_events_total",

@@ -368,7 +368,7 @@ class TableRoom:
         refused = {"type": "refused", "id": action_id, **step.refusal}
         if step.state_changed:
             await self._commit(after, step=step, reply=ActionReply(player_id, action_id, refused))
-        REFUSALS.labels(reason=step.refusal["reason"]).inc()
+        REFUSALS.labels(game=self.record.game, reason=step.refusal["reason"]).inc()
         await conn.send(refused)
         if step.state_changed and not step.events:
             await conn.send({"type": "view", "seq": self.record.seq, "view": step.views[seat]})

@@ -133,7 +133,9 @@ async def _act(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
     try:
         outcome = await room.act(conn, action_id, action)
     finally:
-        TURN_SECONDS.labels(action=kind, outcome=outcome).observe(time.perf_counter() - started)
+        TURN_SECONDS.labels(game=room.record.game, action=kind, outcome=outcome).observe(
+            time.perf_counter() - started
+        )
 
 
 async def _preview(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
