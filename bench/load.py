@@ -300,6 +300,7 @@ def _drive(args: argparse.Namespace, stack: Stack, directory: Path) -> dict[str,
         "reconnect_rate": args.reconnect_rate,
         "seed": args.seed,
         "turn_timeout": args.turn_seconds * args.players + 60,
+        "mishqaq_share": args.mishqaq_share,
     }
     pipes = []
     processes = []
@@ -435,8 +436,8 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
     started = clients.get("games_started", 0)
     completed = clients.get("games_completed", 0)
     print(
-        f"games: started {started}, completed {completed}, abandoned "
-        f"{clients.get('games_abandoned', 0)}, endings {clients.get('end_causes', {})}"
+        f"games: started {started}, completed {completed} {clients.get('games_by_game', {})}, "
+        f"abandoned {clients.get('games_abandoned', 0)}, endings {clients.get('end_causes', {})}"
     )
     errors = clients.get("error_count", 0)
     print(f"ERRORS: {errors}")
@@ -544,6 +545,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reconnect-rate", type=float, default=0.01)
     parser.add_argument("--turn-seconds", type=float, default=120.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--mishqaq-share",
+        type=float,
+        default=0.0,
+        help="share of the tables that play al-Mishqaq (two seats each): 0 to 1",
+    )
     parser.add_argument("--no-floors", dest="floors", action="store_false")
     parser.add_argument("--floor-count", type=int, default=3000)
     parser.add_argument("--uvloop-floors", action="store_true")

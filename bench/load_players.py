@@ -9,6 +9,11 @@ drop of the connection and a resume with the token and the last sequence number 
 game ends the host asks for a rematch and the others join its code, until the run's end; then
 the games in play are finished (played on without thinking, or passed to their end, R31).
 
+A share of the tables (``Plan.mishqaq_share``) plays al-Mishqaq instead: two seats, each side's
+moves found by :class:`~lexio_client.mishqaq_bot.MishqaqBot` with a search budget, sometimes
+a pass, racing to a try; finished by a resignation (``finish="pass"``). Their latencies are
+reported apart, as ``mishqaq:<kind>``.
+
 What is measured, client side: from sending ``act`` to this seat's own ``view`` of the result
 (the turn latency), from sending to the last seat's ``view`` (fan-out), refusals, seating
 (create/join/start); everything unexpected is an error (an ``error`` frame, an unexpected
@@ -37,6 +42,8 @@ import aiohttp
 from lexio_client import GatewayClient, ServerError
 from lexio_client.bot import Bot
 from lexio_client.client import Frame
+from lexio_client.mishqaq_bot import MishqaqBot
+from lexio_lexicon.catalog import open_list
 from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
 from lexio_rules import Place, TilePlacement, form_move
 from lexio_rules.placement import FormedMove
@@ -129,6 +136,16 @@ class QuickBot(Bot):
         return None
 
 
+_RACING_LISTS: dict[str, Any] = {}
+
+
+def racing_list(list_id: str) -> Any:
+    """The list the lexicon service holds, memory-mapped once per generator process."""
+    if list_id not in _RACING_LISTS:
+        _RACING_LISTS[list_id] = open_list(list_id)
+    return _RACING_LISTS[list_id]
+
+
 def load_bot() -> QuickBot:
     return QuickBot(DEFAULT_WORDLIST_PATH.read_text(encoding="ascii").split(), 0)
 
@@ -172,6 +189,17 @@ class Plan:
     reconnect_rate: float = 0.01
     seed: int = 1
     turn_timeout: float = 180.0
+    mishqaq_share: float = 0.0
+    """The share of the tables that play al-Mishqaq (every n-th table, evenly spread)."""
+    mishqaq_budget: int = 150
+    """Candidate placements an al-Mishqaq player judges per move (see MishqaqBot)."""
+
+    def game_of(self, number: int) -> str:
+        """Which game table ``number`` plays: al-Mishqaq for an even spread of the share."""
+        share = self.mishqaq_share
+        if share <= 0:
+            return "lexio"
+        return "mishqaq" if int((number + 1) * share) != int(number * share) else "lexio"
 
 
 @dataclass
@@ -191,6 +219,7 @@ class Results:
     games_completed: int = 0
     games_abandoned: int = 0
     end_causes: Counter[str] = field(default_factory=Counter)
+    games_by_game: Counter[str] = field(default_factory=Counter)
     table_passes: Counter[str] = field(default_factory=Counter)
     tables_done: int = 0
     bot_seconds: float = 0.0
@@ -219,6 +248,7 @@ class Results:
             "games_completed": self.games_completed,
             "games_abandoned": self.games_abandoned,
             "end_causes": dict(self.end_causes),
+            "games_by_game": dict(self.games_by_game),
             "table_passes": dict(self.table_passes),
             "tables_done": self.tables_done,
             "bot_seconds": self.bot_seconds,
@@ -267,6 +297,8 @@ class Seat:
             entry = frame["entry"]
             if entry.get("kind") == "pass" and entry.get("cause") not in ("player", None):
                 self.table.results.table_passes[entry["cause"]] += 1
+            elif entry.get("kind") == "result" and entry.get("cause") == "flag":
+                self.table.results.table_passes["flag"] += 1
         self.changed.set()
 
     async def until(self, predicate: Callable[[], bool], timeout: float, what: str) -> None:
@@ -302,6 +334,14 @@ class Table:
         self.bot = bot.with_seed(plan.seed * 1_000_003 + number)
         self.rng = random.Random(plan.seed * 7_919 + number)
         self.results = results
+        self.game = plan.game_of(number)
+        self.players = 2 if self.game == "mishqaq" else plan.players
+        self.racers: dict[str, MishqaqBot] = {}
+        if self.game == "mishqaq":
+            for side, list_id in (("latin", "fr"), ("arabic", "ar")):
+                self.racers[side] = MishqaqBot(
+                    racing_list(list_id), plan.seed * 1_000_003 + number, plan.mishqaq_budget
+                )
         self.seats: list[Seat] = []
         self.pending: dict[int, tuple[float, int]] = {}
         self.stage = "not started"
@@ -337,14 +377,14 @@ class Table:
         offset = plan.ramp * self.number / max(1, plan.total_tables)
         await asyncio.sleep(max(0.0, plan.start_at + offset - time.monotonic()))
         try:
-            for i in range(plan.players):
+            for i in range(self.players):
                 client = GatewayClient(self.session, plan.url, None, keep_frames=FRAMES_KEPT)
                 self.seats.append(Seat(self, i, client))
                 await client.open()
             host = self.seats[0]
             self.stage = "create"
             t0 = time.perf_counter()
-            await host.client.create(host.name)
+            await host.client.create(host.name, game=self.game)
             self.results.seating_ms["create"].append((time.perf_counter() - t0) * 1000)
             code = host.client.table["code"]
             while True:
@@ -415,10 +455,16 @@ class Table:
         if any(e is None for e in endings):
             self.results.games_abandoned += 1
             return
-        finals = {tuple(e["final_scores"]) for e in endings if e is not None}
-        if len(finals) != 1:
-            raise UnexpectedError(f"T{self.number}: seats disagree on the final scores {finals}")
+        if self.game == "lexio":
+            finals = {tuple(e["final_scores"]) for e in endings if e is not None}
+            if len(finals) != 1:
+                raise UnexpectedError(
+                    f"T{self.number}: seats disagree on the final scores {finals}"
+                )
+        elif any(e != endings[0] for e in endings):
+            raise UnexpectedError(f"T{self.number}: seats disagree on the ending {endings}")
         self.results.games_completed += 1
+        self.results.games_by_game[self.game] += 1
         first = endings[0]
         assert first is not None
         self.results.end_causes[first["cause"]] += 1
@@ -437,11 +483,16 @@ class Table:
         plan = self.plan
         client = seat.client
 
+        def my_turn(view: dict[str, Any]) -> bool:
+            if self.game == "mishqaq":
+                return bool(view["turn"] == view["side"])
+            return bool(view["turn"] == seat.me)
+
         def my_turn_or_over() -> bool:
             view = client.view
             if not view or seat.view_seq < client.seq:
                 return False
-            return view.get("ending") is not None or view["turn"] == seat.me
+            return view.get("ending") is not None or my_turn(view)
 
         while True:
             await seat.until(my_turn_or_over, plan.turn_timeout, "turn")
@@ -450,7 +501,7 @@ class Table:
             if self.stopping and plan.finish == "none":
                 return
             await self._think()
-            if client.view.get("ending") is not None or client.view["turn"] != seat.me:
+            if client.view.get("ending") is not None or not my_turn(client.view):
                 continue  # the table passed for us meanwhile (clock)
             await self._turn(seat)
             if (
@@ -465,6 +516,8 @@ class Table:
         plan = self.plan
         started = time.perf_counter()
         try:
+            if self.game == "mishqaq":
+                return self._race(view), None
             if self.stopping and plan.finish == "pass":
                 return {"pass_turn": {}}, None
             roll = self.rng.random()
@@ -486,6 +539,15 @@ class Table:
             return action, wrong
         finally:
             self.results.bot_seconds += time.perf_counter() - started
+
+    def _race(self, view: dict[str, Any]) -> dict[str, Any]:
+        """An al-Mishqaq move: the side's racer's placement, sometimes a pass; to finish, resign
+        (a game played out by passes alone takes eight turns to its dead position)."""
+        if self.stopping and self.plan.finish == "pass":
+            return {"resign": {}}
+        if self.rng.random() < self.plan.pass_rate:
+            return {"pass_turn": {}}
+        return self.racers[view["side"]].choose(view) or {"pass_turn": {}}
 
     async def _turn(self, seat: Seat) -> None:
         client = seat.client
@@ -525,9 +587,10 @@ class Table:
         elapsed = (time.perf_counter() - started) * 1000
         if ack["seq"] != expected:
             self.pending.pop(expected, None)
-        self.results.actions[kind] += 1
+        label = kind if self.game == "lexio" else f"{self.game}:{kind}"
+        self.results.actions[label] += 1
         if self._measured(started):
-            self.results.latency_ms[kind].append(elapsed)
+            self.results.latency_ms[label].append(elapsed)
             self.results.actions_in_window += 1
 
     async def _reconnect(self, seat: Seat) -> None:

@@ -26,6 +26,8 @@ from typing import IO
 
 from benchlib import free_port, wait_serving
 
+from lexio_lobby.server import DEFAULT_GAMES
+
 GAME_TURN_SECONDS = 120
 
 
@@ -176,14 +178,21 @@ class Stack:
         )  # fmt: skip
         _wait_grpc(engine, "lexio.engine.v1.Engine")
         lobby_port, lobby_metrics = free_port(), free_port()
+        # The lobby's own registration of both games (al-Mishqaq with its table options), on
+        # this stack's engine.
         games = [
             {
-                "name": "lexio",
-                "min_seats": 2,
-                "max_seats": 4,
+                "name": game.name,
+                "min_seats": game.min_seats,
+                "max_seats": game.max_seats,
                 "health_address": engine.address,
-                "health_service": "lexio.engine.v1.Engine",
+                "health_service": game.health_service,
+                "options": [
+                    {"name": o.name, "choices": list(o.choices), "default": o.default}
+                    for o in game.options
+                ],
             }
+            for game in DEFAULT_GAMES
         ]
         lobby = self._spawn(
             "lobby", "lexio-lobby", lobby_port, lobby_metrics,

@@ -1,8 +1,9 @@
 """A short run of the load harness (bench/load.py) against the real services: no speed asserted.
 
-A one-minute run (45 s measured): four tables of four simulated players play whole games
+A one-minute run (45 s measured): four tables of four simulated players play whole Lexio games
 without thinking (real moves found by the bot, exchanges, passes, refused misspelt moves,
-dropped and resumed connections, rematches); after the window every game in play is played
+dropped and resumed connections, rematches), and two tables of two play al-Mishqaq (both sides
+racing to a try with the real fr and ar lists); after the window every game in play is played
 to its end. The run must end with zero errors, every game started completed, and every service
 still up without an error in its log. The 30-minute soak is ``bench/load.py soak`` (``make
 soak``, kept out of the test run).
@@ -24,7 +25,8 @@ def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) 
         sys.executable,
         str(BENCH / "load.py"),
         "run",
-        "--tables=4",
+        "--tables=6",
+        "--mishqaq-share=0.34",
         "--players=4",
         "--think=0",
         "--ramp=1",
@@ -47,7 +49,8 @@ def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) 
     assert clients["error_count"] == 0, clients["errors"]
     assert report["service_errors"] == {}
     assert all(report["alive_at_end"].values())
-    assert clients["games_started"] >= 4
+    assert clients["games_started"] >= 6
+    assert clients["games_by_game"]["lexio"] >= 4 and clients["games_by_game"]["mishqaq"] >= 2
     assert clients["games_completed"] == clients["games_started"]
     assert clients["games_abandoned"] == 0
     # The run did what a load run does: real moves and every kind of action, on purpose too.
@@ -55,3 +58,6 @@ def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) 
     assert clients["refusals"].get("unknown_words", 0) > 0
     assert clients["reconnects"] > 0
     assert clients["latency_ms"]["place"]["count"] > 0
+    assert clients["actions"].get("mishqaq:place", 0) > 50
+    assert clients["latency_ms"]["mishqaq:place"]["count"] > 0
+    assert clients["end_causes"].get("try", 0) > 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mishqaq_rules import (
@@ -51,9 +51,14 @@ def board_of(cells: Sequence[str]) -> Board:
 
 
 class MishqaqBot:
-    def __init__(self, lexicon: Lexicon, seed: int = 0) -> None:
+    """``budget``: at most that many candidate placements judged per move (None: every one of
+    the lines it looks at). A load generator sharing the machine with the services sets one:
+    the exhaustive search costs ~40 ms a move, a budget of 200 a few ms."""
+
+    def __init__(self, lexicon: Lexicon, seed: int = 0, budget: int | None = None) -> None:
         self._lexicon = lexicon
         self.rng = random.Random(seed)
+        self._budget = budget
 
     def _progress(self, side: Side, col: int) -> int:
         return col if side is Side.LATIN else SIZE - 1 - col
@@ -70,12 +75,14 @@ class MishqaqBot:
         rack = tuple(Tile.parse(t["code"], side) for t in view["rack"])
         letters = [t for t in rack if not t.blank]
         best: tuple[tuple[int, int], Place] | None = None
+        judged = 0
         for steps in self._lines(side, board):
-            for count in range(1, min(MAX_TILES, len(letters)) + 1):
-                for tiles in itertools.permutations(letters, count):
-                    cells = steps[:count]
-                    if len(cells) < count:
+            for count in range(min(MAX_TILES, len(letters), len(steps)), 0, -1):
+                for tiles in self._orderings(letters, count):
+                    if self._budget is not None and judged >= self._budget:
                         break
+                    judged += 1
+                    cells = steps[:count]
                     place = Place(
                         tuple(
                             TilePlacement(r, c, t) for (r, c), t in zip(cells, tiles, strict=True)
@@ -94,6 +101,13 @@ class MishqaqBot:
                 "tiles": [{"row": t.row, "col": t.col, "tile": t.tile.text} for t in best[1].tiles]
             }
         }
+
+    def _orderings(self, letters: list[Tile], count: int) -> Iterable[tuple[Tile, ...]]:
+        """Orderings of ``count`` rack tiles: all of them, or, with a budget, a random few."""
+        if self._budget is None:
+            return itertools.permutations(letters, count)
+        share = max(1, self._budget // (2 * MAX_TILES))
+        return [tuple(self.rng.sample(letters, count)) for _ in range(share)]
 
     def _lines(self, side: Side, board: Board) -> list[list[tuple[int, int]]]:
         """Where to lay tiles: from the red square for the first placement, else next to the
