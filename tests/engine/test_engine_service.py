@@ -3,18 +3,14 @@ hidden information, readiness, and the lexicon going away."""
 
 from __future__ import annotations
 
-import socket
 import time
-from collections.abc import Iterator
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from lexio_testing import LoopThread
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
-from lexio_engine.server import EngineConfig, RunningEngine, start_engine
 
 NOW = 1_000.0
 
@@ -168,28 +164,6 @@ def test_bad_input_is_invalid_argument(
     with pytest.raises(grpc.RpcError) as caught:
         stub.Act(pb.ActRequest(state=state, seat=seat, action=action, now=NOW))
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def orphan_engine(loop_thread: LoopThread) -> Iterator[grpc.Channel]:
-    """An engine whose lexicon address answers nothing."""
-    config = EngineConfig(
-        host="127.0.0.1",
-        port=0,
-        metrics_port=-1,
-        lexicon_address=f"127.0.0.1:{_closed_port()}",
-        lexicon_timeout=0.5,
-    )
-    engine: RunningEngine = loop_thread.run(start_engine(config))
-    with grpc.insecure_channel(f"127.0.0.1:{engine.port}") as channel:
-        yield channel
-    loop_thread.run(engine.stop(0))
 
 
 def test_lexicon_unreachable_refuses_to_decide_and_changes_nothing(

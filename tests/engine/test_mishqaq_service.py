@@ -4,21 +4,17 @@ scripted game, the clock, hidden information, bad input, and the lexicon going a
 
 from __future__ import annotations
 
-import socket
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from lexio_testing import LoopThread
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio.mishqaq.v1 import engine_pb2_grpc
 from lexio_engine.metrics import LEXICON_CALL_SECONDS
 from lexio_engine.mishqaq import codec
-from lexio_engine.server import EngineConfig, RunningEngine, start_engine
 from mishqaq_rules import GameState, PlacedTile, Side, Tile, new_game
 
 NOW = 10_000.0
@@ -283,28 +279,6 @@ def test_start_game_refuses_a_latin_list_it_does_not_have(engine_channel: grpc.C
     with pytest.raises(grpc.RpcError) as caught:
         _stub(engine_channel).StartGame(pb.StartGameRequest(latin="de", seed=1, now=NOW))
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def orphan_engine(loop_thread: LoopThread) -> Iterator[grpc.Channel]:
-    """An engine whose lexicon address answers nothing."""
-    config = EngineConfig(
-        host="127.0.0.1",
-        port=0,
-        metrics_port=-1,
-        lexicon_address=f"127.0.0.1:{_closed_port()}",
-        lexicon_timeout=0.5,
-    )
-    engine: RunningEngine = loop_thread.run(start_engine(config))
-    with grpc.insecure_channel(f"127.0.0.1:{engine.port}") as channel:
-        yield channel
-    loop_thread.run(engine.stop(0))
 
 
 def test_lexicon_unreachable_refuses_to_decide_and_changes_nothing(

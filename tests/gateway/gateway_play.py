@@ -3,7 +3,9 @@ turns seen by every seat, and the server's refusals."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 
@@ -117,3 +119,18 @@ def server_error(*codes: str, what: object = None) -> Iterator[None]:
         assert e.code in codes, (e.code, what)
     else:
         raise AssertionError(f"no {' or '.join(codes)} error: {what}")
+
+
+async def reconnect(client: GatewayClient, timeout: float = 10.0) -> None:
+    """What a browser does when its gateway went away: retry with backoff until it answers."""
+    deadline = time.monotonic() + timeout
+    delay = 0.05
+    while True:
+        try:
+            await client.open()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(1.0, delay * 2)

@@ -4,7 +4,9 @@ whether this replica hears the others."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from lexio_testing import LoopThread, RedisServer
@@ -56,14 +58,28 @@ def _publisher(redis_server: RedisServer) -> RedisBus:
     return RedisBus(redis_client.connect(redis_server.url, timeout=2.0, name="pub", text=False))
 
 
+@contextlib.asynccontextmanager
+async def running(
+    redis_server: RedisServer, replica: Replica
+) -> AsyncIterator[tuple[RedisBus, RedisBus, asyncio.Task[None]]]:
+    """A bus running for ``replica``, a publisher beside it; both closed at the end."""
+    bus, publisher = _bus(redis_server), _publisher(redis_server)
+    task = asyncio.create_task(bus.run(replica))
+    try:
+        yield bus, publisher, task
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await bus.close()
+        await publisher.close()
+
+
 def test_a_failing_resync_is_retried_until_it_succeeds_and_only_then_is_the_bus_healthy(
     loop_thread: LoopThread, redis_server: RedisServer
 ) -> None:
     async def scenario() -> None:
-        bus, publisher = _bus(redis_server), _publisher(redis_server)
         replica = Replica(failing_resyncs=3)
-        task = asyncio.create_task(bus.run(replica))
-        try:
+        async with running(redis_server, replica) as (bus, publisher, task):
             await _until(lambda: replica.resyncs >= 1, "a first resync")
             assert not bus.healthy
             await _until(lambda: bus.healthy, "healthy once a resync succeeded")
@@ -71,11 +87,6 @@ def test_a_failing_resync_is_retried_until_it_succeeds_and_only_then_is_the_bus_
             await publisher.publish({"kind": "event", "n": 1})
             await _until(lambda: replica.notices == [{"kind": "event", "n": 1}], "delivered")
             assert bus.last_notice_at is not None
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            await bus.close()
-            await publisher.close()
         assert task.cancelled()
 
     loop_thread.run(scenario(), timeout=30)
@@ -85,21 +96,14 @@ def test_a_notice_that_fails_is_followed_by_a_resync_and_the_bus_goes_on(
     loop_thread: LoopThread, redis_server: RedisServer
 ) -> None:
     async def scenario() -> None:
-        bus, publisher = _bus(redis_server), _publisher(redis_server)
         replica = Replica(failing_kind="poison")
-        task = asyncio.create_task(bus.run(replica))
-        try:
+        async with running(redis_server, replica) as (bus, publisher, task):
             await _until(lambda: bus.healthy, "subscribed")
             await publisher.publish({"kind": "poison"})
             await publisher.publish({"kind": "event", "n": 2})
             await _until(lambda: replica.notices == [{"kind": "event", "n": 2}], "next notice")
             assert replica.resyncs == 2  # the first subscription's, then the poison's
             assert bus.healthy and not task.done()
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            await bus.close()
-            await publisher.close()
 
     loop_thread.run(scenario(), timeout=30)
 
@@ -108,10 +112,8 @@ def test_a_killed_subscription_is_made_again_counted_and_followed_by_a_resync(
     loop_thread: LoopThread, redis_server: RedisServer
 ) -> None:
     async def scenario() -> None:
-        bus, publisher = _bus(redis_server), _publisher(redis_server)
         replica = Replica()
-        task = asyncio.create_task(bus.run(replica))
-        try:
+        async with running(redis_server, replica) as (bus, _, _task):
             await _until(lambda: bus.healthy, "subscribed")
             reconnects = BUS_RECONNECTS._value.get()
             assert b":1" in redis_server.command("CLIENT", "KILL", "TYPE", "pubsub")
@@ -120,10 +122,5 @@ def test_a_killed_subscription_is_made_again_counted_and_followed_by_a_resync(
             assert BUS_RECONNECTS._value.get() == reconnects + 1
             reply = redis_server.command("PUBSUB", "NUMSUB", CHANNEL)
             assert reply.endswith(b":1\r\n")
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            await bus.close()
-            await publisher.close()
 
     loop_thread.run(scenario(), timeout=30)

@@ -14,7 +14,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from gateway_play import server_error
+from gateway_play import reconnect, server_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lexio_testing import (
@@ -469,7 +469,7 @@ def test_sigkill_mid_game_comes_back_with_both_banks_right(
         async def after_the_restart() -> None:
             for client in clients:
                 await asyncio.wait_for(client.closed.wait(), 5)
-                await _reconnect(client)
+                await reconnect(client)
             for client, before in zip(clients, views, strict=True):
                 assert client.seq == before["seq"] and len(client.log) == client.seq
                 for key in ("board", "rack", "turn", "latin_rack_count", "arabic_rack_count"):
@@ -492,18 +492,3 @@ def test_sigkill_mid_game_comes_back_with_both_banks_right(
         loop_thread.run(after_the_restart(), timeout=60)
     finally:
         assert second.stop() == 0
-
-
-async def _reconnect(client: GatewayClient, timeout: float = 10.0) -> None:
-    """What a browser does: retry with backoff until the gateway answers again."""
-    deadline = time.monotonic() + timeout
-    delay = 0.05
-    while True:
-        try:
-            await client.open()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(delay)
-            delay = min(1.0, delay * 2)

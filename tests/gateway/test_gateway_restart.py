@@ -4,13 +4,20 @@ a gateway stopped gracefully tells its clients to reconnect."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
 import pytest
-from gateway_play import bot, pass_one_turn, play_one_turn, started_game, started_table, to_play
+from gateway_play import (
+    bot,
+    pass_one_turn,
+    play_one_turn,
+    reconnect,
+    started_game,
+    started_table,
+    to_play,
+)
 from lexio_testing import (
     GatewayFactory,
     GatewayProcess,
@@ -38,21 +45,6 @@ def gateway_env(
         LEXIO_DISCONNECT_GRACE="30",
     )
     yield env, port
-
-
-async def _reconnect(client: GatewayClient, timeout: float = 10.0) -> None:
-    """What a browser does: retry with backoff until the gateway answers again."""
-    deadline = time.monotonic() + timeout
-    delay = 0.05
-    while True:
-        try:
-            await client.open()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(delay)
-            delay = min(1.0, delay * 2)
 
 
 def test_sigkill_mid_game_loses_nothing(
@@ -83,7 +75,7 @@ def test_sigkill_mid_game_loses_nothing(
         async def after_the_restart() -> None:
             for client in clients:
                 await asyncio.wait_for(client.closed.wait(), 5)
-                await _reconnect(client)
+                await reconnect(client)
             for client, before in zip(clients, views, strict=True):
                 assert client.seq == 3
                 for key in ("board", "rack", "scores", "turn", "turn_deadline", "bag_count"):

@@ -5,14 +5,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Final, NoReturn, Protocol
+from typing import Final, Protocol
 
 import grpc
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
 from lexio_engine import codec
-from lexio_engine.metrics import EVALUATION_SECONDS
+from lexio_engine.evaluation import EvaluationTimer, refuse_input
 from lexio_rules import (
     Accepted,
     Exchange,
@@ -35,33 +35,11 @@ from lexio_rules import (
 log = logging.getLogger(__name__)
 
 LEXICON_UNAVAILABLE: Final = "lexicon_unavailable"
+GAME: Final = "lexio"
 
 
 class WordChecker(Protocol):
     async def unknown(self, words: Sequence[str]) -> Sequence[str]: ...
-
-
-class _Timer:
-    """Observes one call into the evaluation histogram, whatever its outcome."""
-
-    def __init__(self, rpc: str) -> None:
-        self.rpc = rpc
-        self.action = "none"
-        self.outcome = "invalid"
-        self._started = time.perf_counter()
-
-    def __enter__(self) -> _Timer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        EVALUATION_SECONDS.labels(
-            game="lexio", rpc=self.rpc, action=self.action, outcome=self.outcome
-        ).observe(time.perf_counter() - self._started)
-
-
-async def _invalid(context: grpc.aio.ServicerContext, error: Exception) -> NoReturn:
-    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-    raise AssertionError("abort returns only by raising")
 
 
 _BAD_INPUT: Final = (StateFormatError, MalformedActionError, InvalidSeatError, ValueError)
@@ -85,7 +63,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     async def StartGame(
         self, request: pb.StartGameRequest, context: grpc.aio.ServicerContext
     ) -> pb.StartGameResponse:
-        with _Timer("StartGame") as timer:
+        with EvaluationTimer(GAME, "StartGame") as timer:
             now = self._now(request.now)
             try:
                 state = new_game(
@@ -95,7 +73,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                     request.turn_seconds or self._default_turn_seconds,
                 )
             except _BAD_INPUT as e:
-                await _invalid(context, e)
+                await refuse_input(context, e)
             timer.outcome = "accepted"
             return pb.StartGameResponse(
                 state=codec.state_to_pb(state),
@@ -105,14 +83,14 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     async def Act(
         self, request: pb.ActRequest, context: grpc.aio.ServicerContext
     ) -> pb.ActResponse:
-        with _Timer("Act") as timer:
+        with EvaluationTimer(GAME, "Act") as timer:
             now = self._now(request.now)
             try:
                 state = codec.state_from_pb(request.state, with_log=False)
                 action = codec.action_from_pb(request.action)
                 state.check_seat(request.seat)
             except _BAD_INPUT as e:
-                await _invalid(context, e)
+                await refuse_input(context, e)
             timer.action = (
                 "exchange" if isinstance(action, Exchange) else "pass" if isinstance(action, Pass)
                 else "place"
@@ -150,14 +128,14 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     async def Preview(
         self, request: pb.PreviewRequest, context: grpc.aio.ServicerContext
     ) -> pb.PreviewResponse:
-        with _Timer("Preview") as timer:
+        with EvaluationTimer(GAME, "Preview") as timer:
             timer.action = "place"
             try:
                 state = codec.state_from_pb(request.state, with_log=False)
                 place = codec.place_from_pb(request.place)
                 result = preview(state, request.seat, place)
             except _BAD_INPUT as e:
-                await _invalid(context, e)
+                await refuse_input(context, e)
             if isinstance(result, Reason):
                 timer.outcome = "refused"
                 return pb.PreviewResponse(well_formed=False, reason=codec.reason_to_pb(result))
@@ -175,12 +153,12 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     async def View(
         self, request: pb.ViewRequest, context: grpc.aio.ServicerContext
     ) -> pb.ViewResponse:
-        with _Timer("View") as timer:
+        with EvaluationTimer(GAME, "View") as timer:
             try:
                 state = codec.state_from_pb(request.state)
                 view = seat_view(state, request.seat, self._now(request.now))
             except _BAD_INPUT as e:
-                await _invalid(context, e)
+                await refuse_input(context, e)
             timer.outcome = "accepted"
             return pb.ViewResponse(view=codec.view_to_pb(view))
 

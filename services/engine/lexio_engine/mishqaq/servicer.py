@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Final, NoReturn, Protocol
+from typing import Final, Protocol
 
 import grpc
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio.mishqaq.v1 import engine_pb2_grpc
+from lexio_engine.evaluation import EvaluationTimer, refuse_input
 from lexio_engine.lexicon_client import LexiconAnswer
-from lexio_engine.metrics import EVALUATION_SECONDS
 from lexio_engine.mishqaq import codec
 from lexio_rules import LexiconUnavailableError as LexioLexiconUnavailableError
 from mishqaq_rules import (
@@ -52,29 +52,6 @@ class WordJudge(Protocol):
     ) -> LexiconAnswer: ...
 
 
-class _Timer:
-    """Observes one call into the evaluation histogram, whatever its outcome."""
-
-    def __init__(self, rpc: str) -> None:
-        self.rpc = rpc
-        self.action = "none"
-        self.outcome = "invalid"
-        self._started = time.perf_counter()
-
-    def __enter__(self) -> _Timer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        EVALUATION_SECONDS.labels(
-            game=GAME, rpc=self.rpc, action=self.action, outcome=self.outcome
-        ).observe(time.perf_counter() - self._started)
-
-
-async def _invalid(context: grpc.aio.ServicerContext, error: Exception) -> NoReturn:
-    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-    raise AssertionError("abort returns only by raising")
-
-
 def _views(state: GameState, now: float) -> list[pb.SideView]:
     """Latin's view then Arabic's, without the log (the events extend it)."""
     return [codec.view_to_pb(side_view(state, s, now), now, with_log=False) for s in SIDES]
@@ -103,7 +80,7 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
     async def StartGame(
         self, request: pb.StartGameRequest, context: grpc.aio.ServicerContext
     ) -> pb.StartGameResponse:
-        with _Timer("StartGame") as timer:
+        with EvaluationTimer(GAME, "StartGame") as timer:
             now = self._now(request.now)
             banks = (
                 request.latin_bank_seconds or DEFAULT_BANK_SECONDS,
@@ -114,7 +91,7 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
                     latin=request.latin or "fr", seed=request.seed, now=now, banks=banks
                 )
             except _BAD_INPUT as e:
-                await _invalid(context, e)
+                await refuse_input(context, e)
             timer.outcome = "accepted"
             reply = pb.StartGameResponse(
                 state=codec.state_to_pb(state),
@@ -127,14 +104,14 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
     async def Act(
         self, request: pb.ActRequest, context: grpc.aio.ServicerContext
     ) -> pb.ActResponse:
-        with _Timer("Act") as timer:
+        with EvaluationTimer(GAME, "Act") as timer:
             now = self._now(request.now)
             try:
                 state = codec.state_from_pb(request.state, with_log=False)
                 side = codec.side_from_pb(request.side)
                 action = codec.action_from_pb(request.action, side)
             except _BAD_INPUT as e:
-                await _invalid(context, e)
+                await refuse_input(context, e)
             timer.action = codec.action_kind(action)
             examined = examine(state, side, action, now)
             outcome: Outcome
@@ -168,7 +145,7 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
         lexicon: str | None,
         readings: Sequence[str],
         context: grpc.aio.ServicerContext,
-        timer: _Timer,
+        timer: EvaluationTimer,
     ) -> LexiconAnswer:
         if lexicon is None or not readings:
             return LexiconAnswer((), {})
@@ -182,13 +159,13 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
     async def View(
         self, request: pb.ViewRequest, context: grpc.aio.ServicerContext
     ) -> pb.ViewResponse:
-        with _Timer("View") as timer:
+        with EvaluationTimer(GAME, "View") as timer:
             now = self._now(request.now)
             try:
                 state = codec.state_from_pb(request.state, with_log=request.with_log)
                 side = codec.side_from_pb(request.side)
             except _BAD_INPUT as e:
-                await _invalid(context, e)
+                await refuse_input(context, e)
             timer.outcome = "accepted"
             reply = pb.ViewResponse(
                 view=codec.view_to_pb(side_view(state, side, now), now, with_log=request.with_log)
