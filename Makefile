@@ -16,13 +16,16 @@ STAMP_LISTS := $(LEXICON_BUILT)/.stamp
 LEXICON_BUILDER := $(LEXICON_DATA)/ar.aff $(LEXICON_DATA)/ar.dic \
 	$(addprefix services/lexicon/lexio_lexicon/,arabic_list.py expand.py hunspell.py normalise.py cache.py build_lists.py)
 
-.PHONY: setup test test-slow lint fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load soak
+.PHONY: setup test test-slow lint fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load soak \
+	images images-push image-tools lock monitoring-operator
 
 setup: $(STAMP_INSTALL) $(STAMP_LISTS)
 
+# requirements.txt is a lock (every version with its hashes: `make lock`); nothing unhashed
+# or unlocked is installed.
 $(STAMP_DEPS): requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.txt
 	touch $@
 
 # Stubs are generated with the pinned grpcio-tools, never edited by hand.
@@ -61,12 +64,16 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-core; \
 	else echo "Chromium is missing: sudo apt-get install chromium" >&2; exit 1; fi
 
-# The Redis backend's tests start Debian's redis-server on a free loopback port.
+# The Redis backend's tests start Debian's redis-server on a free loopback port; the ops tests
+# run Debian's Redis exporter against it (what the Redis alerts read).
 redis:
-	@if command -v redis-server >/dev/null; then :; \
+	@if command -v redis-server >/dev/null && command -v prometheus-redis-exporter >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; \
-	else echo "redis-server is missing: sudo apt-get install redis-server" >&2; exit 1; fi
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			redis-server prometheus-redis-exporter \
+		&& { for s in redis-server prometheus-redis-exporter; do service $$s stop; update-rc.d $$s disable; \
+			systemctl disable $$s; done; true; } >/dev/null 2>&1; \
+	else echo "redis-server or its exporter is missing: sudo apt-get install redis-server prometheus-redis-exporter" >&2; exit 1; fi
 
 # The ops tests run Debian's promtool and a prometheus server of their own on loopback.
 prometheus:
@@ -79,8 +86,44 @@ prometheus:
 test: setup lint browser redis prometheus
 	$(BIN)/pytest -m "not slow"
 
-test-slow: setup
+test-slow: setup image-tools redis prometheus
 	$(BIN)/pytest -m slow
+
+# Images: buildah (no Docker daemon) and, for a base made from Debian's packages when the
+# registry's python image cannot be pulled, debootstrap (docs/operations.md, "Images").
+image-tools:
+	@if command -v buildah >/dev/null && command -v debootstrap >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends buildah debootstrap; \
+	else echo "buildah or debootstrap is missing: sudo apt-get install buildah debootstrap" >&2; exit 1; fi
+
+TAG ?= 0.1.0
+images: setup image-tools
+	$(BIN)/python deploy/lexio_images.py --tag $(TAG)
+
+# make images-push REGISTRY=registry.example.org/lexio: push, write build/images/digests.json.
+images-push: setup image-tools
+	@test -n "$(REGISTRY)" || { echo "usage: make images-push REGISTRY=registry.example.org/lexio" >&2; exit 2; }
+	$(BIN)/python deploy/lexio_images.py --tag $(TAG) --push $(REGISTRY)
+
+# The locks (requirements.txt for the work tree, requirements/*.txt for the images) from
+# requirements/*.in, with every file's hash: pip-tools in a venv of its own.
+PIPTOOLS := build/piptools
+COMPILE := $(PIPTOOLS)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	--no-emit-index-url --no-emit-find-links
+lock:
+	test -x $(PIPTOOLS)/bin/pip-compile || { $(PYTHON) -m venv $(PIPTOOLS) && $(PIPTOOLS)/bin/pip install --quiet pip-tools==7.6.2; }
+	for f in lexicon engine lobby gateway build; do $(COMPILE) -o requirements/$$f.txt requirements/$$f.in; done
+	$(COMPILE) -o requirements.txt requirements/dev.in
+
+# The Prometheus Operator's PrometheusRule, from the plain rules file (a test checks they agree).
+monitoring-operator: setup
+	$(BIN)/python -c 'import yaml, pathlib; d = pathlib.Path("deploy/monitoring"); \
+	doc = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule", "metadata": {"name": "lexio", \
+	"labels": {"app.kubernetes.io/part-of": "lexio", "app.kubernetes.io/component": "monitoring"}}, \
+	"spec": yaml.safe_load((d / "lexio-rules.yml").read_text())}; \
+	(d / "operator/prometheusrule.yaml").write_text("# Generated from ../lexio-rules.yml (the same groups, checked by tests/ops): regenerate with\n#   make monitoring-operator\n" \
+	+ yaml.safe_dump(doc, sort_keys=False, width=100, allow_unicode=True))'
 
 run: setup
 	$(BIN)/python -m lexio_common.devrun

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import os
 import platform
-import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from lexio_common.procs import free_port, stop_process, wait_grpc_serving
+
+__all__ = [
+    "ServiceProcess",
+    "engine_process",
+    "free_port",
+    "lexicon_process",
+    "machine",
+    "percentiles_us",
+    "wait_serving",
+]
 
 
 def percentiles_us(samples_ns: Sequence[int], points: Sequence[float] = (50, 99)) -> list[float]:
@@ -29,12 +36,6 @@ def machine() -> str:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def wait_serving(
     address: str,
     service: str,
@@ -45,20 +46,7 @@ def wait_serving(
 ) -> None:
     """Until the gRPC health of ``service`` at ``address`` says SERVING; RuntimeError (naming
     ``what``) if ``process`` exits first or ``timeout`` passes."""
-    deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"{what} exited with {process.returncode}")
-            try:
-                request = health_pb2.HealthCheckRequest(service=service)
-                if stub.Check(request, timeout=1).status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            time.sleep(0.05)
-    raise RuntimeError(f"{what} not serving after {timeout} s")
+    wait_grpc_serving(address, service, process, what=what, timeout=timeout)
 
 
 class ServiceProcess:
@@ -85,12 +73,7 @@ class ServiceProcess:
         wait_serving(self.address, service, self.process, what=service)
 
     def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 def lexicon_process() -> ServiceProcess:

@@ -1,131 +1,94 @@
 """Deploy Lexio to the cluster of the current kubeconfig.
 
-    python deploy/lexio_deploy.py --overlay prod --registry registry.example.org/lexio
-    python deploy/lexio_deploy.py --overlay dev --dry-run      # render only, print YAML
+    python deploy/lexio_deploy.py --overlay prod --registry registry.example.org/lexio \
+        --digests build/images/digests.json
+    python deploy/lexio_deploy.py --overlay prod --diff       # what would change (server dry run)
+    python deploy/lexio_deploy.py --overlay dev --dry-run     # render only, print YAML
 
-Steps: render the overlay (a kustomization: the subset of kustomize that deploy/ uses, the
-same objects as ``kubectl kustomize``; anything else is refused, never ignored), optionally
-point the images at a registry and a tag, apply every object with server-side apply (field
-manager ``lexio-deploy``, in dependency order: namespace, network policies, accounts, config,
+Steps: render the overlay with ``kubectl kustomize`` (kustomize itself, not a copy of it),
+optionally point Lexio's images at a registry and at digests, create the Redis password's
+Secret if the namespace has none, apply every object with server-side apply (field manager
+``lexio-deploy``; a field another manager owns is a conflict that stops the deploy unless
+``--force-conflicts``), in dependency order (namespace, network policies, accounts, config,
 services, ingress, storage, workloads, disruption budgets, autoscalers), wait until every
 Deployment and StatefulSet has rolled out, and print the gateway's address (its Ingress's
 host when the overlay has one).
 
-Exit status: 0 done, 1 a rollout failed or timed out, 2 bad arguments or manifests.
+This is deliberately thin. Without the Secret, the digests and the address, the same is
+``kubectl apply --server-side --field-manager=lexio-deploy -k deploy/overlays/prod`` then
+``kubectl rollout status`` for each workload (docs/operations.md, "Deploying").
+
+Exit status: 0 done; 1 a rollout failed or timed out; 2 bad arguments or manifests; 3 the
+cluster cannot be reached (no kubeconfig, connection refused, TLS, timeout); 4 the cluster
+rejected an object (invalid, forbidden, a conflict with another field manager).
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
+import difflib
 import json
+import re
+import secrets
+import shutil
+import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+import urllib3
 import yaml
 from kubernetes import config, dynamic
+from kubernetes.client.exceptions import ApiException
+from kubernetes.config.config_exception import ConfigException
+from kubernetes.dynamic.exceptions import DynamicApiError, NotFoundError, ResourceNotFoundError
 
 DEPLOY: Final = Path(__file__).resolve().parent
 FIELD_MANAGER: Final = "lexio-deploy"
+#: Redis's password: the Secret every Redis client reads (deploy/base/redis.yaml).
+REDIS_SECRET: Final = "redis-auth"
+#: What the prod overlays hold until the operator gives real digests (--digests).
+PLACEHOLDER_DIGEST: Final = "sha256:" + "0" * 64
+
+EXIT_OK: Final = 0
+EXIT_ROLLOUT_FAILED: Final = 1
+EXIT_BAD_INPUT: Final = 2
+EXIT_UNREACHABLE: Final = 3
+EXIT_REJECTED: Final = 4
 
 Obj = dict[str, Any]
 
 # --------------------------------------------------------------------------------------------
-# Rendering: the kustomize subset used by deploy/
+# Rendering: kubectl kustomize
 
 
 class RenderError(ValueError):
-    """A kustomization this renderer cannot render exactly (or a broken one)."""
+    """An overlay that does not render (or kubectl missing), or images not fit to deploy."""
 
 
-#: Kinds that live outside namespaces (a kustomization's ``namespace`` leaves them alone).
-CLUSTER_SCOPED: Final = frozenset(
-    {
-        "Namespace",
-        "ClusterRole",
-        "ClusterRoleBinding",
-        "CustomResourceDefinition",
-        "PersistentVolume",
-        "StorageClass",
-        "PriorityClass",
-        "IngressClass",
-        "ValidatingWebhookConfiguration",
-        "MutatingWebhookConfiguration",
-    }
-)
-#: Where a workload kind keeps its pod template(s), for labels' ``includeTemplates``.
-_TEMPLATES: Final[dict[str, list[tuple[str, ...]]]] = {
-    "Deployment": [("spec", "template")],
-    "ReplicaSet": [("spec", "template")],
-    "DaemonSet": [("spec", "template")],
-    "StatefulSet": [("spec", "template")],
-    "Job": [("spec", "template")],
-    "CronJob": [("spec", "jobTemplate"), ("spec", "jobTemplate", "spec", "template")],
-}
-_WORKLOADS: Final = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"})
-_KUSTOMIZATION_KEYS: Final = frozenset(
-    {
-        "apiVersion",
-        "kind",
-        "namespace",
-        "resources",
-        "labels",
-        "images",
-        "replicas",
-        "patches",
-        "configMapGenerator",
-        "generatorOptions",
-    }
-)
-
-
-def _load_yaml_documents(path: Path) -> list[Obj]:
-    try:
-        documents = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d]
-    except yaml.YAMLError as e:
-        raise RenderError(f"{path}: {e}") from None
-    for document in documents:
-        if not isinstance(document, dict) or "kind" not in document:
-            raise RenderError(f"{path}: every document must be a Kubernetes object")
-    return documents
-
-
-def _pod_specs(obj: Obj) -> list[Obj]:
-    """The pod specs of a workload (empty for other kinds)."""
-    specs = []
-    for path in _TEMPLATES.get(obj["kind"], []):
-        node: Any = obj
-        for key in path:
-            node = node.get(key, {}) if isinstance(node, dict) else {}
-        if path[-1] == "template" and isinstance(node, dict) and "spec" in node:
-            specs.append(node["spec"])
-    return specs
+def render(directory: Path) -> list[Obj]:
+    """The objects a kustomization directory produces, as ``kubectl kustomize`` renders them."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        raise RenderError("kubectl is missing: it renders the overlays (kubectl kustomize)")
+    done = subprocess.run(
+        [kubectl, "kustomize", str(directory)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        raise RenderError(f"kubectl kustomize {directory}: {done.stderr.strip()}")
+    return [d for d in yaml.safe_load_all(done.stdout) if d]
 
 
 def _containers(obj: Obj) -> list[Obj]:
-    return [
-        c
-        for spec in _pod_specs(obj)
-        for c in [*spec.get("initContainers", []), *spec.get("containers", [])]
-    ]
-
-
-def _set_labels(obj: Obj, pairs: dict[str, str], include_templates: bool) -> None:
-    obj.setdefault("metadata", {}).setdefault("labels", {}).update(pairs)
-    if not include_templates:
-        return
-    for path in _TEMPLATES.get(obj["kind"], []):
-        node = obj
-        for key in path:
-            node = node.setdefault(key, {})
-        node.setdefault("metadata", {}).setdefault("labels", {}).update(pairs)
-    if obj["kind"] == "StatefulSet":
-        for claim in obj.get("spec", {}).get("volumeClaimTemplates", []):
-            claim.setdefault("metadata", {}).setdefault("labels", {}).update(pairs)
+    spec = (obj.get("spec") or {}).get("template", {}).get("spec") or {}
+    return [*spec.get("initContainers", []), *spec.get("containers", [])]
 
 
 def _image_name(image: str) -> str:
@@ -136,207 +99,48 @@ def _image_name(image: str) -> str:
     return name[:colon] if colon > slash else name
 
 
-def _set_image(container: Obj, rule: Obj) -> None:
-    image = container["image"]
-    name = _image_name(image)
-    if name != rule["name"]:
-        return
-    rest = image[len(name) :]
-    new_name = rule.get("newName", name)
-    if "digest" in rule:
-        container["image"] = f"{new_name}@{rule['digest']}"
-    elif "newTag" in rule:
-        container["image"] = f"{new_name}:{rule['newTag']}"
-    else:
-        container["image"] = new_name + rest
+_LEXIO_IMAGE: Final = re.compile(r"(?:^|/)lexio/(lexicon|engine|lobby|gateway)$")
 
 
-def _pointer(path: str) -> list[str]:
-    if not path.startswith("/"):
-        raise RenderError(f"JSON pointer {path!r} must start with /")
-    return [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
+def retarget_images(
+    objects: Iterable[Obj],
+    registry: str | None = None,
+    tag: str | None = None,
+    digests: Mapping[str, str] | None = None,
+) -> None:
+    """Point Lexio's images (``…lexio/<service>``) at ``registry`` (``reg.example/lexio``),
+    and at a ``tag`` or, per service, a digest (``{"gateway": "sha256:…"}``)."""
+    for obj in objects:
+        for container in _containers(obj):
+            image = container["image"]
+            name = _image_name(image)
+            found = _LEXIO_IMAGE.search(name)
+            if found is None:
+                continue
+            service = found.group(1)
+            if registry:
+                name = f"{registry.rstrip('/')}/{service}"
+            rest = image[len(_image_name(image)) :]
+            if digests and service in digests:
+                rest = "@" + digests[service]
+            elif tag:
+                rest = ":" + tag
+            container["image"] = name + rest
 
 
-def json_patch(document: Obj, operations: Sequence[Obj]) -> Obj:
-    """RFC 6902 (add, remove, replace, test) on a copy of ``document``."""
-    result = copy.deepcopy(document)
-    for op in operations:
-        kind, parts = op.get("op"), _pointer(op.get("path", ""))
-        if not parts:
-            raise RenderError("a patch cannot replace the whole object")
-        parent: Any = result
-        for part in parts[:-1]:
-            parent = parent[int(part)] if isinstance(parent, list) else parent[part]
-        last = parts[-1]
-        if kind == "test":
-            current = parent[int(last)] if isinstance(parent, list) else parent.get(last)
-            if current != op.get("value"):
-                raise RenderError(f"patch test failed at {op['path']}")
-        elif kind == "remove":
-            del parent[int(last) if isinstance(parent, list) else last]
-        elif kind in ("add", "replace"):
-            value = copy.deepcopy(op.get("value"))
-            if isinstance(parent, list):
-                if last == "-":
-                    parent.append(value)
-                elif kind == "add":
-                    parent.insert(int(last), value)
-                else:
-                    parent[int(last)] = value
-            else:
-                if kind == "replace" and last not in parent:
-                    raise RenderError(f"replace of a missing field {op['path']}")
-                parent[last] = value
-        else:
-            raise RenderError(f"unsupported patch operation {kind!r}")
-    return result
-
-
-def _delete_target(path: Path, patch: Obj, document: Obj) -> Obj:
-    """The target of a strategic-merge patch that deletes an object (``$patch: delete``): the
-    one form of strategic merge the renderer knows; any other is refused."""
-    fields = {"$patch", "apiVersion", "kind", "metadata"}
-    if document.get("$patch") != "delete" or set(document) - fields:
-        raise RenderError(f"{path}: only JSON 6902 patches, or a strategic merge $patch: delete")
-    metadata = document.get("metadata") or {}
-    if set(metadata) - {"name", "namespace"} or "kind" not in document or "name" not in metadata:
-        raise RenderError(f"{path}: a delete patch names one object (kind, metadata.name)")
-    group, _, version = str(document.get("apiVersion", "")).rpartition("/")
-    own = {"kind": document["kind"], "name": metadata["name"], "group": group, "version": version}
-    target: Obj = patch.get("target") or own
-    if any(target.get(key, own[key]) != own[key] for key in ("kind", "name")):
-        raise RenderError(f"{path}: a delete patch's target must be the object it names")
-    return target
-
-
-def _matches(obj: Obj, target: Obj) -> bool:
-    unknown = set(target) - {"kind", "name", "namespace", "group", "version"}
-    if unknown:
-        raise RenderError(f"unsupported patch target fields {sorted(unknown)}")
-    group, _, version = obj["apiVersion"].rpartition("/")
-    actual = {
-        "kind": obj["kind"],
-        "name": obj["metadata"]["name"],
-        "namespace": obj["metadata"].get("namespace"),
-        "group": group,
-        "version": version,
-    }
-    return all(actual[key] == value for key, value in target.items())
-
-
-def _generate_config_maps(root: Path, kustomization: Obj) -> list[Obj]:
-    options = kustomization.get("generatorOptions", {})
-    if set(options) - {"disableNameSuffixHash", "labels", "annotations"}:
-        raise RenderError(f"{root}: unsupported generatorOptions {sorted(options)}")
-    generators = kustomization.get("configMapGenerator", [])
-    if generators and options.get("disableNameSuffixHash") is not True:
-        raise RenderError(f"{root}: generated ConfigMaps need disableNameSuffixHash: true")
-    made = []
-    for generator in generators:
-        if set(generator) - {"name", "files", "literals", "options"}:
-            raise RenderError(f"{root}: unsupported configMapGenerator fields {sorted(generator)}")
-        data: dict[str, str] = {}
-        for entry in generator.get("files", []):
-            key, _, file = entry.rpartition("=")
-            path = (root / file).resolve()
-            if root.resolve() not in path.parents:
-                raise RenderError(f"{root}: {file} is outside the kustomization")
-            data[key or path.name] = path.read_text(encoding="utf-8")
-        for literal in generator.get("literals", []):
-            key, _, value = literal.partition("=")
-            data[key] = value
-        metadata: Obj = {"name": generator["name"]}
-        own = generator.get("options", {})
-        labels = {**options.get("labels", {}), **own.get("labels", {})}
-        annotations = {**options.get("annotations", {}), **own.get("annotations", {})}
-        if labels:
-            metadata["labels"] = labels
-        if annotations:
-            metadata["annotations"] = annotations
-        made.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": data})
-    return made
-
-
-def render(directory: Path) -> list[Obj]:
-    """The objects a kustomization directory produces (its ``kustomization.yaml``)."""
-    directory = Path(directory)
-    path = directory / "kustomization.yaml"
-    if not path.is_file():
-        raise RenderError(f"{directory}: no kustomization.yaml")
-    kustomization = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    unknown = set(kustomization) - _KUSTOMIZATION_KEYS
-    if unknown:
-        raise RenderError(f"{path}: unsupported fields {sorted(unknown)}")
-    objects: list[Obj] = []
-    for entry in kustomization.get("resources", []):
-        target = directory / entry
-        objects.extend(render(target) if target.is_dir() else _load_yaml_documents(target))
-    objects.extend(_generate_config_maps(directory, kustomization))
-
-    namespace = kustomization.get("namespace")
-    if namespace:
-        for obj in objects:
-            if obj["kind"] not in CLUSTER_SCOPED:
-                obj["metadata"]["namespace"] = namespace
-    for label in kustomization.get("labels", []):
-        if set(label) - {"pairs", "includeSelectors", "includeTemplates"}:
-            raise RenderError(f"{path}: unsupported labels fields {sorted(label)}")
-        if label.get("includeSelectors"):
-            raise RenderError(f"{path}: labels with includeSelectors are not supported")
-        for obj in objects:
-            _set_labels(obj, label["pairs"], bool(label.get("includeTemplates")))
-    for rule in kustomization.get("images", []):
-        if set(rule) - {"name", "newName", "newTag", "digest"}:
-            raise RenderError(f"{path}: unsupported images fields {sorted(rule)}")
-        for obj in objects:
-            for container in _containers(obj):
-                _set_image(container, rule)
-    for rule in kustomization.get("replicas", []):
-        for obj in objects:
-            if obj["kind"] in _WORKLOADS and obj["metadata"]["name"] == rule["name"]:
-                obj["spec"]["replicas"] = rule["count"]
-    for patch in kustomization.get("patches", []):
-        if set(patch) - {"target", "patch", "path"}:
-            raise RenderError(f"{path}: unsupported patch fields {sorted(patch)}")
-        text = patch.get("patch")
-        if text is None:
-            text = (directory / patch["path"]).read_text(encoding="utf-8")
-        operations = yaml.safe_load(text)
-        if isinstance(operations, dict):
-            # Strategic merge: only ``$patch: delete``, which removes the object it names.
-            target = _delete_target(path, patch, operations)
-            kept = [obj for obj in objects if not _matches(obj, target)]
-            if len(kept) == len(objects):
-                raise RenderError(f"{path}: a delete patch matches no object: {target}")
-            objects = kept
-            continue
-        if not isinstance(operations, list):
-            raise RenderError(f"{path}: only JSON 6902 patches (a list of operations)")
-        hits = [i for i, obj in enumerate(objects) if _matches(obj, patch.get("target", {}))]
-        if not hits:
-            raise RenderError(f"{path}: a patch matches no object: {patch.get('target')}")
-        for i in hits:
-            objects[i] = json_patch(objects[i], operations)
-    return objects
+def check_images(objects: Iterable[Obj], overlay: str) -> None:
+    """RenderError for a prod image with no real digest (the overlay's placeholder)."""
+    for obj in objects:
+        for container in _containers(obj):
+            if container["image"].endswith(PLACEHOLDER_DIGEST):
+                raise RenderError(
+                    f"overlay {overlay}: {container['image']} has no real digest yet: "
+                    "pass --digests (make images writes one) or set the images' digests"
+                )
 
 
 def overlay_dir(name: str) -> Path:
     return DEPLOY / "overlays" / name
-
-
-def retarget_images(objects: Iterable[Obj], registry: str | None, tag: str | None) -> None:
-    """Point Lexio's images (``lexio/<service>``) at ``registry`` and/or ``tag``."""
-    for obj in objects:
-        for container in _containers(obj):
-            name = _image_name(container["image"])
-            if not name.startswith("lexio/"):
-                continue
-            rule: Obj = {"name": name}
-            if registry:
-                rule["newName"] = f"{registry.rstrip('/')}/{name.removeprefix('lexio/')}"
-            if tag:
-                rule["newTag"] = tag
-            _set_image(container, rule)
 
 
 #: Apply order: what others depend on first.
@@ -374,18 +178,41 @@ def to_yaml(objects: Iterable[Obj]) -> str:
 # The cluster
 
 
-class Cluster(Protocol):
-    """What the tool needs from a cluster (the kubernetes client, or a fake in tests)."""
+class ClusterUnreachableError(RuntimeError):
+    """No kubeconfig, or the API server does not answer (refused, TLS, timeout)."""
 
-    def apply(self, obj: Obj) -> Obj: ...
+
+class RejectedError(RuntimeError):
+    """The API server refused an object: invalid, forbidden, or a field conflict."""
+
+
+class Reader(Protocol):
+    """What waiting for rollouts and finding the address read from a cluster."""
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None) -> Obj: ...
 
     def list_objects(self, api_version: str, kind: str) -> list[Obj]: ...
 
 
+class Cluster(Reader, Protocol):
+    """What the tool needs from a cluster (the kubernetes client, or a fake in tests)."""
+
+    def apply(self, obj: Obj, *, force: bool = False, dry_run: bool = False) -> Obj: ...
+
+    def find(self, api_version: str, kind: str, name: str, namespace: str | None) -> Obj | None:
+        """The live object, or None when there is none."""
+        ...
+
+    def create(self, obj: Obj) -> Obj: ...
+
+
+def _what(obj: Obj) -> str:
+    return f"{obj['kind']}/{obj['metadata']['name']}"
+
+
 class KubernetesCluster:
-    """The cluster of a kubeconfig context, through the kubernetes client's dynamic API."""
+    """The cluster of a kubeconfig context, through the kubernetes client's dynamic API.
+    Failures become :class:`ClusterUnreachableError` or :class:`RejectedError`."""
 
     def __init__(
         self,
@@ -393,39 +220,115 @@ class KubernetesCluster:
         *,
         config_file: str | None = None,
         discovery_cache: str | None = None,
+        timeout: float = 10.0,
     ) -> None:
-        # The kubernetes client ships py.typed but leaves these functions unannotated.
-        api = config.new_client_from_config(  # type: ignore[no-untyped-call]
-            config_file=config_file, context=context
-        )
-        self._client = dynamic.DynamicClient(  # type: ignore[no-untyped-call]
-            api, cache_file=discovery_cache
-        )
+        self._timeout = timeout
+        try:
+            # The kubernetes client ships py.typed but leaves these functions unannotated.
+            api = config.new_client_from_config(  # type: ignore[no-untyped-call]
+                config_file=config_file, context=context
+            )
+            api.configuration.retries = 1
+            with self._errors("discovery"):
+                self._client = dynamic.DynamicClient(  # type: ignore[no-untyped-call]
+                    api, cache_file=discovery_cache
+                )
+        except ConfigException as e:
+            raise ClusterUnreachableError(f"no usable kubeconfig: {e}") from None
+
+    class _Errors:
+        def __init__(self, what: str) -> None:
+            self.what = what
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(
+            self, kind: type[BaseException] | None, e: BaseException | None, _: object
+        ) -> None:
+            if e is None or isinstance(e, NotFoundError):
+                return
+            if isinstance(e, ResourceNotFoundError):
+                raise RejectedError(f"{self.what}: the cluster does not serve this kind") from None
+            if isinstance(e, urllib3.exceptions.HTTPError | OSError):
+                raise ClusterUnreachableError(
+                    f"{self.what}: cannot reach the API server: {e}"
+                ) from None
+            if isinstance(e, DynamicApiError | ApiException):
+                status = getattr(e, "status", None)
+                if status is not None and int(status) >= 500:
+                    raise ClusterUnreachableError(
+                        f"{self.what}: the API server failed: {e}"
+                    ) from None
+                raise RejectedError(f"{self.what}: {_reason(e)}") from None
+
+    def _errors(self, what: str) -> KubernetesCluster._Errors:
+        return KubernetesCluster._Errors(what)
 
     def _resource(self, api_version: str, kind: str) -> Any:
-        return self._client.resources.get(api_version=api_version, kind=kind)
+        with self._errors(f"{api_version} {kind}"):
+            return self._client.resources.get(api_version=api_version, kind=kind)
 
-    def apply(self, obj: Obj) -> Obj:
+    def apply(self, obj: Obj, *, force: bool = False, dry_run: bool = False) -> Obj:
         resource = self._resource(obj["apiVersion"], obj["kind"])
-        result = self._client.server_side_apply(  # type: ignore[no-untyped-call]
-            resource,
-            body=obj,
-            name=obj["metadata"]["name"],
-            namespace=obj["metadata"].get("namespace"),
-            field_manager=FIELD_MANAGER,
-            force_conflicts=True,
-        )
+        with self._errors(_what(obj)):
+            result = self._client.server_side_apply(  # type: ignore[no-untyped-call]
+                resource,
+                body=obj,
+                name=obj["metadata"]["name"],
+                namespace=obj["metadata"].get("namespace"),
+                field_manager=FIELD_MANAGER,
+                force_conflicts=force,
+                **({"dry_run": "All"} if dry_run else {}),
+                _request_timeout=self._timeout,
+            )
         return dict(result.to_dict())
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None) -> Obj:
         resource = self._resource(api_version, kind)
-        live = self._client.get(resource, name=name, namespace=namespace)  # type: ignore[no-untyped-call]
+        with self._errors(f"{kind}/{name}"):
+            live = self._client.get(  # type: ignore[no-untyped-call]
+                resource, name=name, namespace=namespace, _request_timeout=self._timeout
+            )
         return dict(live.to_dict())
+
+    def find(self, api_version: str, kind: str, name: str, namespace: str | None) -> Obj | None:
+        try:
+            return self.get(api_version, kind, name, namespace)
+        except NotFoundError:
+            return None
+
+    def create(self, obj: Obj) -> Obj:
+        resource = self._resource(obj["apiVersion"], obj["kind"])
+        with self._errors(_what(obj)):
+            made = self._client.create(  # type: ignore[no-untyped-call]
+                resource,
+                body=obj,
+                namespace=obj["metadata"].get("namespace"),
+                field_manager=FIELD_MANAGER,
+                _request_timeout=self._timeout,
+            )
+        return dict(made.to_dict())
 
     def list_objects(self, api_version: str, kind: str) -> list[Obj]:
         resource = self._resource(api_version, kind)
-        items = self._client.get(resource).to_dict().get("items", [])  # type: ignore[no-untyped-call]
+        with self._errors(kind):
+            items = self._client.get(resource).to_dict().get("items", [])  # type: ignore[no-untyped-call]
         return [dict(item) for item in items]
+
+
+def _reason(e: BaseException) -> str:
+    """The API server's own message (its Status object), else the exception."""
+    body = getattr(e, "body", None)
+    if isinstance(body, bytes):
+        body = body.decode(errors="replace")
+    if isinstance(body, str):
+        try:
+            status = json.loads(body)
+            return f"{status.get('reason')} ({status.get('code')}): {status.get('message')}"
+        except (ValueError, AttributeError):
+            pass
+    return str(e).strip()
 
 
 def rollout_status(obj: Obj) -> tuple[bool, str]:
@@ -464,7 +367,7 @@ class RolloutError(RuntimeError):
 
 
 def wait_for_rollouts(
-    cluster: Cluster,
+    cluster: Reader,
     objects: Iterable[Obj],
     *,
     timeout: float,
@@ -495,7 +398,7 @@ def wait_for_rollouts(
             sleep(interval)
 
 
-def gateway_address(cluster: Cluster, namespace: str, name: str = "gateway") -> str:
+def gateway_address(cluster: Reader, namespace: str, name: str = "gateway") -> str:
     """Where players go: the load balancer's address, a node's port, or (ClusterIP) how to
     reach the Service from this machine."""
     service = cluster.get("v1", "Service", name, namespace)
@@ -523,7 +426,7 @@ def gateway_address(cluster: Cluster, namespace: str, name: str = "gateway") -> 
     )
 
 
-def ingress_address(cluster: Cluster, ingress: Obj) -> str:
+def ingress_address(cluster: Reader, ingress: Obj) -> str:
     """Where players go when an Ingress fronts the gateway: its host (https when the Ingress
     terminates TLS for it), and whether the ingress controller has published an address."""
     meta = ingress["metadata"]
@@ -555,13 +458,88 @@ class Plan:
     namespace: str
 
 
-def plan(overlay: str, registry: str | None = None, tag: str | None = None) -> Plan:
+def plan(
+    overlay: str,
+    registry: str | None = None,
+    tag: str | None = None,
+    digests: Mapping[str, str] | None = None,
+) -> Plan:
     objects = apply_order(render(overlay_dir(overlay)))
-    retarget_images(objects, registry, tag)
+    retarget_images(objects, registry, tag, digests)
+    check_images(objects, overlay)
     namespaces = [o["metadata"]["name"] for o in objects if o["kind"] == "Namespace"]
     if len(namespaces) != 1:
         raise RenderError(f"overlay {overlay}: expected one Namespace, found {namespaces}")
     return Plan(objects, namespaces[0])
+
+
+def redis_secret(namespace: str) -> Obj:
+    """The Redis password's Secret, with a fresh random password (hex: URL-safe)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {
+            "name": REDIS_SECRET,
+            "namespace": namespace,
+            "labels": {"app.kubernetes.io/part-of": "lexio", "app.kubernetes.io/name": "redis"},
+        },
+        "type": "Opaque",
+        "stringData": {"password": secrets.token_hex(32)},
+    }
+
+
+def ensure_redis_secret(cluster: Cluster, the_plan: Plan, say: Callable[[str], None]) -> None:
+    """Create the Redis password's Secret when the overlay does not make one and the cluster
+    has none; never change an existing one (its password is in use)."""
+    if any(
+        o["kind"] == "Secret" and o["metadata"]["name"] == REDIS_SECRET for o in the_plan.objects
+    ):
+        return
+    if cluster.find("v1", "Secret", REDIS_SECRET, the_plan.namespace) is None:
+        cluster.create(redis_secret(the_plan.namespace))
+        say(f"created Secret/{REDIS_SECRET} with a new random password")
+
+
+_VOLATILE: Final = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation")
+
+
+def _comparable(obj: Obj | None) -> str:
+    if obj is None:
+        return ""
+    shown = json.loads(json.dumps(obj, default=str))
+    shown.pop("status", None)
+    for key in _VOLATILE:
+        (shown.get("metadata") or {}).pop(key, None)
+    if shown.get("kind") == "Secret":
+        shown.pop("data", None)
+        shown.pop("stringData", None)
+    return yaml.safe_dump(shown, sort_keys=True, default_flow_style=False)
+
+
+def diff(cluster: Cluster, the_plan: Plan, *, force: bool, write: Callable[[str], None]) -> int:
+    """What applying would change, object by object, from a server-side dry run (the API
+    server's defaults and admission included); the number of objects that would change."""
+    changed = 0
+    for obj in the_plan.objects:
+        meta = obj["metadata"]
+        live = cluster.find(obj["apiVersion"], obj["kind"], meta["name"], meta.get("namespace"))
+        after = cluster.apply(obj, force=force, dry_run=True)
+        before_text, after_text = _comparable(live), _comparable(after)
+        if before_text == after_text:
+            continue
+        changed += 1
+        name = f"{obj['kind']}/{meta.get('namespace', '')}/{meta['name']}"
+        write(
+            "".join(
+                difflib.unified_diff(
+                    before_text.splitlines(keepends=True),
+                    after_text.splitlines(keepends=True),
+                    fromfile=f"live {name}" if live is not None else "/dev/null",
+                    tofile=f"applied {name}",
+                )
+            )
+        )
+    return changed
 
 
 def deploy(
@@ -569,17 +547,37 @@ def deploy(
     the_plan: Plan,
     *,
     timeout: float,
+    force: bool = False,
     say: Callable[[str], None] = print,
     **wait: Any,
 ) -> str:
+    ensure_redis_secret(cluster, the_plan, say)
     for obj in the_plan.objects:
-        cluster.apply(obj)
+        cluster.apply(obj, force=force)
         say(f"applied {obj['kind']}/{obj['metadata']['name']}")
     wait_for_rollouts(cluster, the_plan.objects, timeout=timeout, say=say, **wait)
     for obj in the_plan.objects:
         if obj["kind"] == "Ingress":
             return ingress_address(cluster, obj)
     return gateway_address(cluster, the_plan.namespace)
+
+
+def _digests(path: str | None) -> dict[str, str] | None:
+    if path is None:
+        return None
+    try:
+        loaded = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise RenderError(f"--digests {path}: {e}") from None
+    if not isinstance(loaded, dict) or not all(
+        isinstance(v, str) and re.fullmatch(r"sha256:[0-9a-f]{64}", v) for v in loaded.values()
+    ):
+        raise RenderError(f'--digests {path}: a JSON object {{"gateway": "sha256:…", …}}')
+    return dict(loaded)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -589,35 +587,57 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="dev",
         help="deploy/overlays/NAME (dev, prod, prod-ingress); default dev",
     )
-    parser.add_argument("--registry", help="push location of the images, e.g. reg.example/lexio")
-    parser.add_argument("--tag", help="image tag to deploy (default: the overlay's)")
+    parser.add_argument("--registry", help="where the images are, e.g. reg.example/lexio")
+    parser.add_argument(
+        "--digests", help='JSON file {"gateway": "sha256:…", …} (make images --push writes it)'
+    )
+    parser.add_argument("--tag", help="image tag to deploy (dev; prod deploys digests)")
     parser.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, ~/.kube)")
     parser.add_argument("--context", help="kubeconfig context (default: the current one)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds for the rollouts")
     parser.add_argument("--dry-run", action="store_true", help="print the manifests, apply nothing")
     parser.add_argument("--json", action="store_true", help="with --dry-run: JSON, not YAML")
+    parser.add_argument(
+        "--diff", action="store_true", help="show what would change (server dry run), apply nothing"
+    )
+    parser.add_argument(
+        "--force-conflicts",
+        action="store_true",
+        help="take over fields another field manager owns (kubectl edit, another tool)",
+    )
     args = parser.parse_args(argv)
     if not overlay_dir(args.overlay).is_dir():
         parser.error(f"no overlay {args.overlay!r} in {DEPLOY / 'overlays'}")
     try:
-        the_plan = plan(args.overlay, args.registry, args.tag)
-    except (RenderError, OSError) as e:
+        the_plan = plan(args.overlay, args.registry, args.tag, _digests(args.digests))
+    except (RenderError, OSError, subprocess.TimeoutExpired) as e:
         print(f"lexio_deploy: {e}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     if args.dry_run:
         if args.json:
             print(json.dumps({"apiVersion": "v1", "kind": "List", "items": the_plan.objects}))
         else:
             sys.stdout.write(to_yaml(the_plan.objects))
-        return 0
+        return EXIT_OK
     try:
         cluster = KubernetesCluster(args.context, config_file=args.kubeconfig)
-        address = deploy(cluster, the_plan, timeout=args.timeout)
+        if args.diff:
+            changed = diff(cluster, the_plan, force=args.force_conflicts, write=_write)
+            print(f"{changed} of {len(the_plan.objects)} objects would change")
+            return EXIT_OK
+        address = deploy(cluster, the_plan, timeout=args.timeout, force=args.force_conflicts)
+    except ClusterUnreachableError as e:
+        print(f"lexio_deploy: {e}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    except RejectedError as e:
+        hint = " (another field manager owns it: --force-conflicts takes it over)"
+        print(f"lexio_deploy: rejected: {e}{hint if 'onflict' in str(e) else ''}", file=sys.stderr)
+        return EXIT_REJECTED
     except RolloutError as e:
         print(f"lexio_deploy: {e}", file=sys.stderr)
-        return 1
+        return EXIT_ROLLOUT_FAILED
     print(f"Lexio is up in namespace {the_plan.namespace}: {address}")
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import aiohttp
 import pytest
 from gateway_play import seated_table, server_error, started_game, started_table
 from lexio_testing import GatewayFactory, LoopThread
+from prometheus_client import generate_latest
 
 from lexio_client import GatewayClient
 from lexio_gateway.config import GatewayConfig
@@ -306,8 +307,11 @@ def test_http_routes_carry_security_headers_and_metrics(
                 assert (ready.status, await ready.json()) == (200, {"status": "ready"})
             async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, _):
                 await ana.pass_turn()
-                async with session.get(f"{gateway.url}/metrics") as metrics:
-                    text = await metrics.text()
+                # /metrics is not on the public port (it has a port of its own in the
+                # process: tests/ops); in-process, the registry it would serve.
+                async with session.get(f"{gateway.url}/metrics") as public:
+                    assert public.status == 404
+                text = generate_latest().decode()
             for name in (
                 'lexio_gateway_turn_seconds_bucket{action="pass_turn",game="lexio",le="0.005",outcome="accepted"}',
                 "lexio_gateway_connected_clients",

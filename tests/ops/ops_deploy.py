@@ -70,7 +70,8 @@ def container(objects: list[Obj], name: str) -> Obj:
 
 
 def env(container_spec: Obj) -> dict[str, str]:
-    return {e["name"]: e["value"] for e in container_spec.get("env", [])}
+    """Plain values (those from a Secret are left out: see their valueFrom)."""
+    return {e["name"]: e["value"] for e in container_spec.get("env", []) if "value" in e}
 
 
 def dockerfile(name: str) -> list[tuple[str, str]]:

@@ -1,7 +1,14 @@
 """A fake Kubernetes API server on 127.0.0.1, enough for the deploy tool and the kubernetes
-client: discovery of the kinds deploy/ uses, server-side apply (PATCH, recorded), reads of
-what was applied with a finished rollout, a LoadBalancer address for the gateway, an address
-for an Ingress, nodes."""
+client: discovery of the kinds deploy/ uses, server-side apply (PATCH, recorded; with
+``dryRun=All`` answered and not stored), creation (POST), reads of what was applied with a
+finished rollout, a LoadBalancer address for the gateway, an address for an Ingress, nodes.
+
+What a real API server would refuse, on demand: ``conflicts`` (paths owned by another field
+manager: 409 unless ``force=true``) and ``invalid`` (paths answered 422).
+
+Why a fake: no Kubernetes control plane can run here — Debian bookworm ships no
+kube-apiserver (only kubectl 1.20 and etcd), PyPI and npm none, and kind, k3s and minikube
+need a container runtime or downloads this machine cannot make."""
 
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ RESOURCES: dict[str, list[tuple[str, str, bool]]] = {
         ("nodes", "Node", False),
         ("serviceaccounts", "ServiceAccount", True),
         ("configmaps", "ConfigMap", True),
+        ("secrets", "Secret", True),
         ("services", "Service", True),
         ("persistentvolumeclaims", "PersistentVolumeClaim", True),
     ],
@@ -50,6 +58,9 @@ class FakeApiServer:
     #: Reads of a workload before it reports a finished rollout.
     rollout_polls: int = 1
     reads: dict[str, int] = field(default_factory=dict)
+    conflicts: set[str] = field(default_factory=set)
+    invalid: set[str] = field(default_factory=set)
+    created: list[Obj] = field(default_factory=list)
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -92,10 +103,26 @@ class FakeApiServer:
                 )
         if request.method == "PATCH":
             body = json.loads(await request.text())
-            self.applied.append(Applied(path, request.content_type, dict(request.query), body))
+            query = dict(request.query)
+            if path in self.invalid:
+                return _status(422, "Invalid", f"{body['kind']} is invalid: spec: Required value")
+            if path in self.conflicts and query.get("force") != "true":
+                return _status(
+                    409,
+                    "Conflict",
+                    'Apply failed with 1 conflict: conflict with "kubectl-edit": .spec.replicas',
+                )
             stored = {**body, "metadata": {**body["metadata"], "generation": 1}}
+            if query.get("dryRun") == "All":
+                return web.json_response(self._served(stored, done=True))
+            self.applied.append(Applied(path, request.content_type, query, body))
             self.objects[path] = stored
             return web.json_response(stored)
+        if request.method == "POST":
+            body = json.loads(await request.text())
+            self.created.append(body)
+            self.objects[f"{path}/{body['metadata']['name']}"] = body
+            return web.json_response(body, status=201)
         if request.method == "GET" and path.endswith("/nodes"):
             node = {"metadata": {"name": "n1"}, "status": {"addresses": [
                 {"type": "InternalIP", "address": "10.0.0.5"}
@@ -106,11 +133,15 @@ class FakeApiServer:
         return web.json_response({"kind": "Status", "code": 404}, status=404)
 
     def _live(self, path: str) -> Obj:
-        obj: Obj = json.loads(json.dumps(self.objects[path]))
-        kind = obj["kind"]
         self.reads[path] = self.reads.get(path, 0) + 1
-        done = self.reads[path] > self.rollout_polls
-        wanted = obj["spec"].get("replicas", 1)
+        return self._served(self.objects[path], self.reads[path] > self.rollout_polls)
+
+    @staticmethod
+    def _served(stored: Obj, done: bool) -> Obj:
+        """An object as the server returns it: with its status and assigned fields."""
+        obj: Obj = json.loads(json.dumps(stored))
+        kind = obj["kind"]
+        wanted = (obj.get("spec") or {}).get("replicas", 1)
         if kind == "Deployment":
             obj["status"] = {
                 "observedGeneration": 1,
@@ -132,6 +163,11 @@ class FakeApiServer:
         elif kind == "Ingress":
             obj["status"] = {"loadBalancer": {"ingress": [{"ip": INGRESS_IP}]}}
         return obj
+
+
+def _status(code: int, reason: str, message: str) -> web.Response:
+    body = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code}
+    return web.json_response({**body, "reason": reason, "message": message}, status=code)
 
 
 def object_path(obj: Obj) -> str:

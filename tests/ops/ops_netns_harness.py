@@ -68,7 +68,13 @@ def probe(container: Obj, spec: Obj) -> tuple[bool, str]:
         return True, f"tcp {port}: open"
     if "exec" in spec:
         command = spec["exec"]["command"]
-        done = subprocess.run(command, check=False, capture_output=True, timeout=timeout + 5)
+        done = subprocess.run(
+            command,
+            check=False,
+            capture_output=True,
+            timeout=timeout + 5,
+            env=container["environ"],  # an exec probe runs with the container's environment
+        )
         return done.returncode == 0, f"exec {spec['exec']['command']}: {done.returncode}"
     return False, f"unknown probe {spec}"
 
@@ -88,9 +94,10 @@ def _start(container: Obj, workdir: Path) -> subprocess.Popen[bytes]:
         )
 
 
-def _redis_cli(*args: str) -> str:
+def _redis_cli(*args: str, password: str = "") -> str:
+    env = {**os.environ, "REDISCLI_AUTH": password} if password else None
     return subprocess.run(
-        ["redis-cli", *args], check=False, capture_output=True, text=True, timeout=5
+        ["redis-cli", *args], check=False, capture_output=True, text=True, timeout=5, env=env
     ).stdout
 
 
@@ -137,10 +144,16 @@ def main() -> int:
                 except OSError as e:
                     result["metrics"] = [0, str(e)]
         if "redis" in processes:
-            report["redis_clients"] = _redis_cli("client", "list").count("\n")
-            report["redis_keys"] = sorted(_redis_cli("--scan", "--pattern", "lexio:*").split())
+            password = next(c for c in containers if c["name"] == "redis")["environ"].get(
+                "REDISCLI_AUTH", ""
+            )
+            report["redis_auth_required"] = "NOAUTH" in _redis_cli("ping")
+            report["redis_clients"] = _redis_cli("client", "list", password=password).count("\n")
+            report["redis_keys"] = sorted(
+                _redis_cli("--scan", "--pattern", "lexio:*", password=password).split()
+            )
             report["redis_config"] = {
-                name: _redis_cli("config", "get", name).splitlines()[-1]
+                name: _redis_cli("config", "get", name, password=password).splitlines()[-1]
                 for name in ("appendonly", "appendfsync", "maxmemory", "maxmemory-policy")
             }
     finally:

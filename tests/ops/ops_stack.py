@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,19 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from lexio_common.procs import free_port, http_status
+
+__all__ = [
+    "GRPC_SERVICES",
+    "Service",
+    "Stack",
+    "clean_env",
+    "free_port",
+    "grpc_status",
+    "http_status",
+    "http_text",
+]
+
 BIN = Path(sys.executable).parent
 
 GRPC_SERVICES = {
@@ -28,12 +40,6 @@ GRPC_SERVICES = {
     "engine": "lexio.engine.v1.Engine",
     "lobby": "lexio.lobby.v1.Lobby",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def clean_env() -> dict[str, str]:
@@ -51,16 +57,6 @@ def grpc_status(address: str, service: str, timeout: float = 1.0) -> int | None:
         except grpc.RpcError:
             return None
     return int(reply.status)
-
-
-def http_status(url: str, timeout: float = 1.0) -> int | None:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as reply:
-            return int(reply.status)
-    except urllib.error.HTTPError as e:
-        return int(e.code)
-    except OSError:
-        return None
 
 
 def http_text(url: str, timeout: float = 5.0) -> str:
@@ -126,8 +122,8 @@ class Stack:
 
     @classmethod
     def create(cls, root: Path, **extra_env: str) -> Stack:
-        ports = {name: (free_port(), free_port()) for name in GRPC_SERVICES}
-        gateway_port = free_port()
+        ports = {name: (free_port(), free_port()) for name in (*GRPC_SERVICES, "gateway")}
+        gateway_port = ports["gateway"][0]
         base = clean_env() | {"LEXIO_LOG_LEVEL": "INFO", **extra_env}
         engine_address = f"127.0.0.1:{ports['engine'][0]}"
         games = [
@@ -158,6 +154,7 @@ class Stack:
             },
             "gateway": {
                 "LEXIO_GATEWAY_PORT": str(gateway_port),
+                "LEXIO_GATEWAY_METRICS_PORT": str(ports["gateway"][1]),
                 "LEXIO_ENGINE_ADDRESS": engine_address,
                 "LEXIO_LOBBY_ADDRESS": f"127.0.0.1:{ports['lobby'][0]}",
                 "LEXIO_GATEWAY_DB": str(root / "gateway.sqlite3"),
@@ -165,7 +162,7 @@ class Stack:
         }
         stack = cls(root)
         for name, env in envs.items():
-            port, metrics_port = ports.get(name, (gateway_port, gateway_port))
+            port, metrics_port = ports[name]
             stack.services[name] = Service(
                 name, base | env, port, metrics_port, root / f"{name}.log"
             )

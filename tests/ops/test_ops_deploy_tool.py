@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from aiohttp import web
-from lexio_testing import LoopThread
+from lexio_testing import LoopThread, free_port
 from ops_deploy import DEPLOY, LEXIO_SERVICES, OVERLAYS, lexio_deploy, rendered
 from ops_fake_apiserver import (
     INGRESS_IP,
@@ -29,90 +29,57 @@ from ops_fake_apiserver import (
 Obj = dict[str, Any]
 
 
-def test_json_patch() -> None:
-    doc = {"spec": {"ports": [{"port": 80}], "type": "ClusterIP"}}
-    patched = lexio_deploy.json_patch(
-        doc,
-        [
-            {"op": "replace", "path": "/spec/type", "value": "NodePort"},
-            {"op": "add", "path": "/spec/ports/-", "value": {"port": 81}},
-            {"op": "add", "path": "/spec/ports/0", "value": {"port": 79}},
-            {"op": "remove", "path": "/spec/ports/1"},
-            {"op": "test", "path": "/spec/type", "value": "NodePort"},
-            {"op": "add", "path": "/metadata~1x", "value": 1},
-        ],
-    )
-    assert patched == {
-        "spec": {"ports": [{"port": 79}, {"port": 81}], "type": "NodePort"},
-        "metadata/x": 1,
-    }
-    assert doc["spec"]["type"] == "ClusterIP"  # the original is untouched
-    with pytest.raises(lexio_deploy.RenderError):
-        lexio_deploy.json_patch(doc, [{"op": "replace", "path": "/spec/nope", "value": 1}])
-    with pytest.raises(lexio_deploy.RenderError):
-        lexio_deploy.json_patch(doc, [{"op": "move", "path": "/spec", "from": "/x"}])
+DIGESTS = {name: "sha256:" + f"{i:x}" * 64 for i, name in enumerate(LEXIO_SERVICES, 1)}
 
 
-def _kustomization(directory: Path, patches: list[Obj]) -> Path:
-    (directory / "objects.yaml").write_text(
-        yaml.safe_dump_all(
-            [
-                {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "a"}},
-                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}},
-            ]
-        )
-    )
-    kustomization = {"resources": ["objects.yaml"], "patches": patches}
-    (directory / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
-    return directory
-
-
-def test_a_strategic_merge_patch_may_delete_an_object_and_do_nothing_else(
-    tmp_path: Path,
-) -> None:
-    def render(patch: Obj, target: Obj | None = None) -> list[tuple[str, str]]:
-        entry: Obj = {"patch": yaml.safe_dump(patch)}
-        if target is not None:
-            entry["target"] = target
-        objects = lexio_deploy.render(_kustomization(tmp_path, [entry]))
-        return [(o["kind"], o["metadata"]["name"]) for o in objects]
-
-    delete = {
-        "$patch": "delete",
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": {"name": "a"},
-    }
-    assert render(delete) == [("ConfigMap", "a")]
-    assert render(delete, {"kind": "PersistentVolumeClaim", "name": "a"}) == [("ConfigMap", "a")]
-    with pytest.raises(lexio_deploy.RenderError, match="target must be the object it names"):
-        render(delete, {"kind": "ConfigMap", "name": "a"})
-    with pytest.raises(lexio_deploy.RenderError, match="matches no object"):
-        render({**delete, "metadata": {"name": "b"}})
-    with pytest.raises(lexio_deploy.RenderError, match="strategic merge"):
-        render({**delete, "spec": {"resources": {}}})
-    with pytest.raises(lexio_deploy.RenderError, match="strategic merge"):
-        render({k: v for k, v in delete.items() if k != "$patch"})
-
-
-def test_images_point_at_a_registry_and_tag() -> None:
-    plan = lexio_deploy.plan("prod", "reg.example:5000/lexio/", "1.2.3")
-    images = {
+def _images(plan: lexio_deploy.Plan) -> dict[str, str]:
+    return {
         c["name"]: c["image"]
         for o in plan.objects
         if o["kind"] in ("Deployment", "StatefulSet")
         for c in o["spec"]["template"]["spec"]["containers"]
     }
-    assert images == {
-        **{name: f"reg.example:5000/lexio/{name}:1.2.3" for name in LEXIO_SERVICES},
-        "redis": "redis:7.2.4-bookworm",  # not Lexio's: left alone
+
+
+def test_the_overlays_render_with_kubectl_kustomize() -> None:
+    """The tool does not re-implement kustomize: what it applies is kubectl's rendering."""
+    kubectl = subprocess.run(
+        ["kubectl", "kustomize", str(DEPLOY / "overlays" / "prod")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    expected = [o for o in yaml.safe_load_all(kubectl.stdout) if o]
+    assert lexio_deploy.render(DEPLOY / "overlays" / "prod") == expected
+    source = (DEPLOY / "lexio_deploy.py").read_text()
+    assert "def json_patch" not in source and "strategic" not in source
+
+
+def test_prod_images_come_from_a_registry_by_digest() -> None:
+    # The overlay names a registry and digests, never a bare lexio/… tag (Docker Hub's).
+    for overlay in ("prod", "prod-ingress"):
+        for name, image in _images(lexio_deploy.plan(overlay, digests=DIGESTS)).items():
+            if name in LEXIO_SERVICES:
+                assert image == f"registry.example.org/lexio/{name}@{DIGESTS[name]}", image
+        with pytest.raises(lexio_deploy.RenderError, match="no real digest"):
+            lexio_deploy.plan(overlay)  # the overlay's placeholder digests are refused
+    plan = lexio_deploy.plan("prod", "reg.example:5000/lexio/", digests=DIGESTS)
+    assert _images(plan) == {
+        **{name: f"reg.example:5000/lexio/{name}@{DIGESTS[name]}" for name in LEXIO_SERVICES},
+        "redis": "docker.io/library/redis:7.2.12-bookworm",  # not Lexio's: left alone
+        "exporter": "docker.io/oliver006/redis_exporter:v1.90.0",
     }
     assert plan.namespace == "lexio"
+    # dev: the images make images builds (localhost/…), by tag.
+    dev = _images(lexio_deploy.plan("dev", tag="t1"))
+    assert {n: dev[n] for n in LEXIO_SERVICES} == {
+        n: f"localhost/lexio/{n}:t1" for n in LEXIO_SERVICES
+    }
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_objects_are_applied_in_dependency_order(overlay: str) -> None:
-    plan = lexio_deploy.plan(overlay)
+    plan = lexio_deploy.plan(overlay, digests=DIGESTS)
     kinds = [o["kind"] for o in plan.objects]
     assert kinds[0] == "Namespace"
     assert set(kinds[1 : kinds.count("NetworkPolicy") + 1]) == {"NetworkPolicy"}
@@ -129,7 +96,9 @@ def test_objects_are_applied_in_dependency_order(overlay: str) -> None:
     for earlier, later in before:
         if earlier in kinds and later in kinds:
             assert last[earlier] < first[later], (earlier, later)
-    assert sorted(map(json.dumps, plan.objects)) == sorted(map(json.dumps, rendered(overlay)))
+    unpinned = rendered(overlay)
+    lexio_deploy.retarget_images(unpinned, digests=DIGESTS)
+    assert sorted(map(json.dumps, plan.objects)) == sorted(map(json.dumps, unpinned))
 
 
 def _deployment(**status: Any) -> Obj:
@@ -268,11 +237,23 @@ def _tool(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_dry_run_prints_the_manifests_and_applies_nothing() -> None:
-    done = _tool("--overlay", "prod", "--dry-run", "--registry", "reg.example/lexio", "--tag", "9")
+def test_dry_run_prints_the_manifests_and_applies_nothing(tmp_path: Path) -> None:
+    digests = tmp_path / "digests.json"
+    digests.write_text(json.dumps(DIGESTS))
+    done = _tool(
+        "--overlay",
+        "prod",
+        "--dry-run",
+        "--registry",
+        "reg.example/lexio",
+        "--digests",
+        str(digests),
+    )
     assert done.returncode == 0, done.stderr
     printed = [o for o in yaml.safe_load_all(done.stdout) if o]
-    assert printed == lexio_deploy.plan("prod", "reg.example/lexio", "9").objects
+    assert printed == lexio_deploy.plan("prod", "reg.example/lexio", digests=DIGESTS).objects
+    undigested = _tool("--overlay", "prod", "--dry-run")
+    assert undigested.returncode == 2 and "--digests" in undigested.stderr
     as_json = json.loads(_tool("--overlay", "dev", "--dry-run", "--json").stdout)
     assert as_json["kind"] == "List" and as_json["items"] == lexio_deploy.plan("dev").objects
     bad = _tool("--overlay", "staging", "--dry-run")
@@ -313,14 +294,19 @@ def test_deploy_applies_everything_server_side_and_waits_for_the_rollouts(
     cluster = lexio_deploy.KubernetesCluster(
         config_file=str(config), discovery_cache=str(tmp_path / "discovery.json")
     )
-    plan = lexio_deploy.plan(overlay, "reg.example/lexio", "1.0.0")
+    plan = lexio_deploy.plan(overlay, "reg.example/lexio", digests=DIGESTS)
     said: list[str] = []
     address = lexio_deploy.deploy(cluster, plan, timeout=30, interval=0.01, say=said.append)
     assert address.startswith(expected), address
+    # The Redis password: a Secret made once, with a random password, before anything else.
+    (secret,) = fake.created
+    assert secret["metadata"]["name"] == "redis-auth" and said[0].startswith("created Secret")
+    assert len(secret["stringData"]["password"]) == 64
     assert [a.path for a in fake.applied] == [object_path(o) for o in plan.objects]
     for applied, obj in zip(fake.applied, plan.objects, strict=True):
         assert applied.content_type == "application/apply-patch+yaml"
-        assert applied.query == {"fieldManager": "lexio-deploy", "force": "true"}
+        # Server-side apply that never forces a conflict unless asked.
+        assert applied.query == {"fieldManager": "lexio-deploy", "force": "false"}
         assert applied.body == obj
     workloads = [o for o in plan.objects if o["kind"] in ("Deployment", "StatefulSet")]
     for workload in workloads:
@@ -343,3 +329,72 @@ def test_the_command_deploys_the_dev_overlay(
     assert status == 0, out
     assert out.splitlines()[-1] == "Lexio is up in namespace lexio-dev: http://10.0.0.5:30080"
     assert len(fake.applied) == len(rendered("dev"))
+
+
+def _cluster(config: Path, tmp_path: Path) -> lexio_deploy.KubernetesCluster:
+    return lexio_deploy.KubernetesCluster(
+        config_file=str(config), discovery_cache=str(tmp_path / "discovery.json")
+    )
+
+
+def test_an_unreachable_cluster_is_exit_status_3_without_a_traceback(tmp_path: Path) -> None:
+    closed = tmp_path / "closed"
+    closed.write_text(kubeconfig(free_port()))  # nothing listens there
+    done = _tool("--overlay", "dev", "--kubeconfig", str(closed), "--timeout", "5")
+    assert done.returncode == 3, done.stderr
+    assert "cannot reach the API server" in done.stderr and "Traceback" not in done.stderr
+    missing = _tool("--overlay", "dev", "--kubeconfig", str(tmp_path / "absent"))
+    assert missing.returncode == 3 and "kubeconfig" in missing.stderr, missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+def test_a_rejected_object_is_exit_status_4(
+    apiserver: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    fake, config = apiserver
+    plan = lexio_deploy.plan("dev")
+    gateway = next(
+        o for o in plan.objects if o["kind"] == "Deployment" and o["metadata"]["name"] == "gateway"
+    )
+    fake.invalid.add(object_path(gateway))
+    with pytest.raises(lexio_deploy.RejectedError, match="Invalid \\(422\\)"):
+        lexio_deploy.deploy(_cluster(config, tmp_path), plan, timeout=5, say=lambda _: None)
+    done = _tool("--overlay", "dev", "--kubeconfig", str(config))
+    assert done.returncode == 4 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_conflict_stops_the_deploy_unless_forced(
+    apiserver: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    fake, config = apiserver
+    fake.rollout_polls = 0
+    plan = lexio_deploy.plan("dev")
+    hpa = next(o for o in plan.objects if o["kind"] == "HorizontalPodAutoscaler")
+    fake.conflicts.add(object_path(hpa))
+    done = _tool("--overlay", "dev", "--kubeconfig", str(config))
+    assert done.returncode == 4, done.stderr
+    assert "kubectl-edit" in done.stderr and "--force-conflicts" in done.stderr
+    assert object_path(hpa) not in fake.objects
+    forced = _tool("--overlay", "dev", "--kubeconfig", str(config), "--force-conflicts")
+    assert forced.returncode == 0, forced.stderr
+    assert fake.applied[-1].query["force"] == "true"
+    assert "Lexio is up in namespace lexio-dev" in forced.stdout
+
+
+def test_diff_shows_what_would_change_from_a_server_dry_run_and_applies_nothing(
+    apiserver: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    fake, config = apiserver
+    fake.rollout_polls = 0
+    first = _tool("--overlay", "dev", "--kubeconfig", str(config), "--diff")
+    assert first.returncode == 0, first.stderr
+    objects = len(lexio_deploy.plan("dev").objects)
+    assert f"{objects} of {objects} objects would change" in first.stdout
+    assert "+++ applied Deployment/lexio-dev/gateway" in first.stdout
+    assert fake.applied == [] and fake.created == []
+    assert _tool("--overlay", "dev", "--kubeconfig", str(config)).returncode == 0
+    again = _tool("--overlay", "dev", "--kubeconfig", str(config), "--diff", "--tag", "t2")
+    assert again.returncode == 0, again.stderr
+    assert "4 of" in again.stdout  # the four Deployments' images, nothing else
+    assert "-        image: localhost/lexio/gateway:dev" in again.stdout
+    assert "+        image: localhost/lexio/gateway:t2" in again.stdout

@@ -1,124 +1,69 @@
-"""The images' build steps, run here without Docker (no daemon, no registry on this machine):
-the build stage's own RUN commands — the runtime requirements, the gRPC stubs, the wheel, its
-installation — on a copy of exactly what the Dockerfile COPYs, with /opt/build, /opt/lexio
-and /wheels mapped to temporary directories. The result must hold the four console scripts
-and the lexicon's word list (the list reaches the pod through the image), and the lexicon
-image's own check must find the list inside what was installed."""
+"""The Dockerfiles, read (the real build and run is test_ops_images_built.py, slow): each image
+installs only its own service's lock, with hashes required; its base is a build argument;
+its final stage has no installer and runs unprivileged; the make target builds with buildah.
+"""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
+import re
 import sys
-from pathlib import Path
 
 import pytest
-from ops_deploy import LEXIO_SERVICES, ROOT, dockerfile
+from ops_deploy import DEPLOY, LEXIO_SERVICES, ROOT, dockerfile
 
-from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
+sys.path.insert(0, str(DEPLOY))
+import lexio_images
 
-BIN = Path(sys.executable).parent
 
-
-def _build_stage(name: str) -> list[tuple[str, str]]:
+def _stages(name: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     steps = dockerfile(name)
     last = max(i for i, (instruction, _) in enumerate(steps) if instruction == "FROM")
-    return steps[:last]
+    return steps[:last], steps[last:]
 
 
-def _run(command: str, cwd: Path) -> str:
-    done = subprocess.run(
-        ["sh", "-ec", command], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+@pytest.mark.parametrize("name", LEXIO_SERVICES)
+def test_each_image_installs_its_own_lock_with_hashes_required(name: str) -> None:
+    build, final = _stages(name)
+    assert dockerfile(name)[0] == ("ARG", "PYTHON_IMAGE=python:3.11.7-slim-bookworm")
+    assert ("FROM", "${PYTHON_IMAGE} AS build") in build
+    assert final[0] == ("FROM", "${PYTHON_IMAGE}")
+    copies = [rest for instruction, rest in build if instruction == "COPY"]
+    assert copies[0] == f"requirements/build.txt requirements/{name}.txt ./requirements/"
+    runs = " ".join(" ".join(rest.split()) for instruction, rest in build if instruction == "RUN")
+    installs = re.findall(r"pip(?: --python \S+)? install [^&;]*", runs)
+    assert installs, name
+    for install in installs:
+        # Every install is of a lock with hashes required, or of the project's own wheel.
+        assert "--require-hashes --no-deps -r requirements/" in install or "/wheels/" in install
+    assert f"-r requirements/{name}.txt" in runs
+    for other in set(LEXIO_SERVICES) - {name}:
+        assert f"requirements/{other}.txt" not in runs, other
+    assert "venv --without-pip /opt/lexio" in runs  # the run time's venv has no pip
+    lock = (ROOT / "requirements" / f"{name}.txt").read_text()
+    pins = re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", lock, re.M)
+    assert pins and lock.count("--hash=sha256:") >= len(pins)
+
+
+@pytest.mark.parametrize("name", LEXIO_SERVICES)
+def test_the_final_stage_has_no_installer_and_runs_unprivileged(name: str) -> None:
+    _, final = _stages(name)
+    runs = [rest for instruction, rest in final if instruction == "RUN"]
+    (cleanup,) = runs
+    assert "pip uninstall" in cleanup and "ensurepip" in cleanup and "exit 1" in cleanup
+    assert ("USER", "10001:10001") in final
+    assert ("ENTRYPOINT", f'["lexio-{name}"]') in final
+    assert any(
+        rest.startswith("--from=build /opt/lexio /opt/lexio") for i, rest in final if i == "COPY"
     )
-    assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+    ignore = (DEPLOY / "docker" / f"{name}.Dockerfile.dockerignore").read_text().split()
+    assert f"!requirements/{name}.txt" in ignore and "!requirements/build.txt" in ignore
+    assert "!requirements.txt" not in ignore  # the work tree's lock is not the image's
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Run the lexicon Dockerfile's build stage; the directory standing for /opt/lexio."""
-    work = tmp_path_factory.mktemp("image")
-    src, wheels, site = work / "src", work / "wheels", work / "site"
-    src.mkdir()
-    for instruction, rest in _build_stage("lexicon"):
-        if instruction == "COPY":
-            *sources, _destination = rest.split()
-            for source in sources:
-                path = ROOT / source
-                if path.is_dir():
-                    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-                    shutil.copytree(path, src / source, ignore=ignore)
-                else:
-                    shutil.copy(path, src / source)
-    runs = [rest for instruction, rest in _build_stage("lexicon") if instruction == "RUN"]
-    # 1. The runtime requirements and the build tools (not installed: they are in .venv).
-    requirements = [c for c in runs[0].split(" && ") if "venv" not in c and "pip install" not in c]
-    _run(" && ".join(requirements), src)
-    # 2. Stubs, wheel, installation, as written, into this test's directories.
-    stubs_and_wheel = (
-        runs[1]
-        .replace("/opt/build/bin/python", str(BIN / "python"))
-        .replace("/opt/build/bin/pip wheel", f"{BIN / 'pip'} wheel --quiet")
-        .replace(
-            "/opt/lexio/bin/pip install --no-deps",
-            f"{BIN / 'pip'} install --quiet --no-deps --target {site}",
-        )
-        .replace("/wheels", str(wheels))
-    )
-    assert "/opt/" not in stubs_and_wheel
-    _run(stubs_and_wheel, src)
-    return work
-
-
-def test_the_build_installs_only_pinned_runtime_requirements(built: Path) -> None:
-    runtime = (built / "src" / "runtime.txt").read_text().split()
-    assert runtime and all("==" in line for line in runtime)
-    names = {line.split("==")[0].lower() for line in runtime}
-    assert {"grpcio", "grpcio-health-checking", "prometheus-client", "marisa-trie"} <= names
-    assert not names & {"pytest", "mypy", "ruff", "playwright", "grpcio-tools"}
-    build = (built / "src" / "build.txt").read_text().split()
-    assert {line.split("==")[0] for line in build} == {"grpcio-tools", "setuptools"}
-
-
-def test_the_image_holds_the_services_and_the_word_list(built: Path) -> None:
-    site = built / "site"
-    for name in LEXIO_SERVICES:
-        assert (site / "bin" / f"lexio-{name}").is_file(), name
-    installed = site / "lexio_lexicon" / "data" / DEFAULT_WORDLIST_PATH.name
-    assert installed.read_bytes() == DEFAULT_WORDLIST_PATH.read_bytes()
-    for package in ("lexio.engine.v1", "lexio.lexicon.v1", "lexio.lobby.v1"):
-        assert (site.joinpath(*package.split(".")) / "__init__.py").is_file(), package
-    # The lexicon image's own check, run against what was installed.
-    (check,) = [
-        rest
-        for instruction, rest in _build_stage("lexicon")
-        if instruction == "RUN" and "DEFAULT_WORDLIST_PATH" in rest
-    ]
-    printed = _run(
-        f"PYTHONPATH={site} " + check.replace("/opt/lexio/bin/python", str(BIN / "python")),
-        built,
-    )
-    assert Path(printed.strip()) == installed
-
-
-def test_the_gateway_image_holds_the_web_client(built: Path) -> None:
-    """The web client's static files are not package data of the wheel today, so the gateway
-    image copies them to where the wheel installs lexio_gateway."""
-    in_wheel = (built / "site" / "lexio_gateway" / "static" / "index.html").is_file()
-    copies = [
-        rest.split()
-        for instruction, rest in dockerfile("gateway")
-        if instruction == "COPY" and "static" in rest
-    ]
-    assert in_wheel or copies, "the gateway image would have no web client"
-    for source, destination in copies:
-        assert (ROOT / source / "index.html").is_file()
-        assert destination == "/opt/lexio/lib/python3.11/site-packages/lexio_gateway/static"
-    assert (built / "site" / "lexio_gateway" / "app.py").is_file()
-
-
-def test_every_image_builds_the_same_way() -> None:
-    """The build stage checked above is every image's (the lexicon's adds its list check)."""
-    lexicon = [step for step in _build_stage("lexicon") if "DEFAULT_WORDLIST_PATH" not in step[1]]
-    for name in ("engine", "lobby", "gateway"):
-        assert _build_stage(name) == lexicon, name
+def test_the_images_build_with_buildah_on_a_base_given_as_argument() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    assert "deploy/lexio_images.py" in makefile and "buildah debootstrap" in makefile
+    assert lexio_images.REGISTRY_BASE.endswith("python:3.11.7-slim-bookworm")
+    assert lexio_images.buildah_env()["BUILDAH_ISOLATION"] == "chroot"
+    base = (DEPLOY / "images" / "debian-base.sh").read_text()
+    assert "debootstrap --variant=minbase --include=python3,python3-venv" in base

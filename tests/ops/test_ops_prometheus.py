@@ -73,17 +73,29 @@ def test_prometheus_scrapes_the_services_while_a_game_is_played(
         config.write_text(yaml.safe_dump(local_config(targets)))
         prometheus = PrometheusServer(config, tmp_path)
 
-        # Discovery and relabelling as shipped: one target per Lexio pod, job = its name.
+        # Discovery and relabelling as shipped: one target per pod on its metrics port (never
+        # the gateway's public port), job = its name; Redis's through its exporter (not run
+        # here: tests/ops/test_ops_redis.py scrapes the real one).
         prometheus.wait_for("count(up == 1)", 4)
         up = prometheus.query("up")
-        assert {(s["metric"]["job"], s["metric"]["pod"]) for s in up} == {
+        assert {(s["metric"]["job"], s["metric"]["pod"]) for s in up} - {("redis", "redis-0")} == {
             (name, f"{name}-0") for name in LEXIO_SERVICES
+        }
+        active = prometheus.api("targets")["activeTargets"]
+        assert {(t["labels"]["job"], t["scrapeUrl"].rsplit(":", 1)[1]) for t in active} >= {
+            ("redis", "9121/metrics")
         }
         assert {s["metric"]["namespace"] for s in up} == {"lexio"}
         dropped = prometheus.api("targets")["droppedTargets"]
-        assert len(dropped) == 4  # the gRPC ports of three pods, and Redis (not annotated)
+        # The gRPC ports of three pods, the gateway's public port, Redis's own port.
+        assert len(dropped) == 5
         rules = prometheus.api("rules")["groups"]
-        assert {g["name"] for g in rules} == {"lexio.turn-latency", "lexio.red", "lexio.alerts"}
+        assert {g["name"] for g in rules} == {
+            "lexio.turn-latency",
+            "lexio.red",
+            "lexio.alerts",
+            "lexio.redis",
+        }
 
         async def seat() -> None:
             for _ in range(2):

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import yaml
-from ops_deploy import ROOT, rendered
+from ops_deploy import DEPLOY, ROOT, rendered
 from ops_prometheus import (
     DASHBOARD,
     RULE_TESTS,
@@ -32,6 +32,7 @@ from lexio_lexicon.words import WordList
 
 #: Labels Prometheus (and the shipped relabelling) add to every scraped series.
 TARGET_LABELS = {"namespace", "job", "pod", "instance"}
+MONITORING = DEPLOY / "monitoring"
 
 
 def _promtool(*args: str) -> str:
@@ -78,9 +79,11 @@ def test_every_alert_is_unit_tested_labelled_and_documented() -> None:
         labels, annotations = rule["labels"], rule["annotations"]
         assert isinstance(labels, dict) and isinstance(annotations, dict)
         assert labels["severity"] in ("info", "warning", "critical"), name
-        assert {"summary", "description", "runbook"} <= set(annotations), name
-        page, _, anchor = annotations["runbook"].partition("#")
-        assert page == "docs/operations.md" and anchor in anchors, (name, anchor)
+        assert {"summary", "description", "runbook_url"} <= set(annotations), name
+        assert "runbook" not in annotations, name  # the name Alertmanager and Grafana know
+        page, _, anchor = annotations["runbook_url"].partition("#")
+        assert page == "https://lexio.example.org/docs/operations.md", (name, page)
+        assert anchor in anchors, (name, anchor)
 
 
 def test_the_shipped_scrape_configuration_passes_promtool(tmp_path: Path) -> None:
@@ -185,3 +188,23 @@ def test_rules_and_dashboard_use_metrics_and_labels_that_exist() -> None:
             for label in (g.strip() for g in group.split(",")):
                 assert label in all_labels, (label, expr)
     assert len(checked) >= 15
+
+
+def test_the_operator_resources_carry_the_same_rules_and_scrape_job() -> None:
+    operator = MONITORING / "operator"
+    rendered_operator = subprocess.run(
+        ["kubectl", "kustomize", str(operator)], capture_output=True, text=True, check=True
+    ).stdout
+    objects = {o["kind"]: o for o in yaml.safe_load_all(rendered_operator) if o}
+    assert set(objects) == {"PodMonitor", "PrometheusRule"}
+    rules = yaml.safe_load((MONITORING / "lexio-rules.yml").read_text())
+    assert objects["PrometheusRule"]["spec"] == rules  # `make monitoring-operator` regenerates
+    (endpoint,) = objects["PodMonitor"]["spec"]["podMetricsEndpoints"]
+    assert endpoint["port"] == "metrics" and endpoint["path"] == "/metrics"
+    targets = {r.get("targetLabel") for r in endpoint["relabelings"]}
+    assert {"job", "namespace", "pod"} <= targets
+    scrape = yaml.safe_load((MONITORING / "prometheus.yml").read_text())["scrape_configs"][0]
+    assert {r.get("target_label") for r in scrape["relabel_configs"]} >= {"job", "namespace", "pod"}
+    assert objects["PodMonitor"]["spec"]["selector"] == {
+        "matchLabels": {"app.kubernetes.io/part-of": "lexio"}
+    }

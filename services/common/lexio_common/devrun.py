@@ -1,11 +1,22 @@
 """``make run``: every Lexio service on this machine, as real processes, until Ctrl-C.
 
-Services are started in dependency order, each waited for on grpc.health.v1 before the next;
-SIGINT/SIGTERM stops them all (SIGTERM, then SIGKILL after a grace period).
+Services are started in dependency order, each waited for (grpc.health.v1, or the gateway's
+``/readyz``) before the next; SIGINT/SIGTERM stops them all (SIGTERM, then SIGKILL after a
+grace period).
+
+Every port comes from the environment, under the services' own names, so that a second copy
+can run beside the first: ``LEXIO_LEXICON_PORT`` (50052), ``LEXIO_LEXICON_METRICS_PORT``
+(9102), ``LEXIO_ENGINE_PORT`` (50051), ``LEXIO_ENGINE_METRICS_PORT`` (9101),
+``LEXIO_LOBBY_PORT`` (50053), ``LEXIO_LOBBY_METRICS_PORT`` (9103), ``LEXIO_GATEWAY_PORT``
+(8080) and ``LEXIO_GATEWAY_METRICS_PORT`` (9104); ``0`` picks a free port. The addresses the
+services give each other follow (the engine's lexicon, the lobby's games' health checks, the
+gateway's engine and lobby). Every other ``LEXIO_`` variable reaches every service as set.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import os
 import shutil
@@ -13,15 +24,25 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-
 from lexio_common.logging import setup_logging
+from lexio_common.procs import free_port, stop_process, wait_grpc_serving, wait_http_ready
 
 log = logging.getLogger("lexio.devrun")
+
+#: Each service's port variables and their defaults.
+PORTS: dict[str, int] = {
+    "LEXIO_LEXICON_PORT": 50052,
+    "LEXIO_LEXICON_METRICS_PORT": 9102,
+    "LEXIO_ENGINE_PORT": 50051,
+    "LEXIO_ENGINE_METRICS_PORT": 9101,
+    "LEXIO_LOBBY_PORT": 50053,
+    "LEXIO_LOBBY_METRICS_PORT": 9103,
+    "LEXIO_GATEWAY_PORT": 8080,
+    "LEXIO_GATEWAY_METRICS_PORT": 9104,
+}
 
 
 @dataclass(frozen=True)
@@ -34,88 +55,106 @@ class Service:
     env: dict[str, str] = field(default_factory=dict)
 
 
-SERVICES = (
-    Service(
-        "lexicon",
-        "lexio-lexicon",
-        "127.0.0.1:50052",
-        "lexio.lexicon.v1.Lexicon",
-        {"LEXIO_LEXICON_PORT": "50052", "LEXIO_LEXICON_METRICS_PORT": "9102"},
-    ),
-    Service(
-        "engine",
-        "lexio-engine",
-        "127.0.0.1:50051",
-        "lexio.engine.v1.Engine",
-        {
-            "LEXIO_ENGINE_PORT": "50051",
-            "LEXIO_ENGINE_METRICS_PORT": "9101",
-            "LEXIO_LEXICON_ADDRESS": "127.0.0.1:50052",
-        },
-    ),
-    Service(
-        "lobby",
-        "lexio-lobby",
-        "127.0.0.1:50053",
-        "lexio.lobby.v1.Lobby",
-        {"LEXIO_LOBBY_PORT": "50053", "LEXIO_LOBBY_METRICS_PORT": "9103"},
-    ),
-    Service(
-        "gateway",
-        "lexio-gateway",
-        "127.0.0.1:8080",
-        "",
-        {
-            "LEXIO_GATEWAY_PORT": "8080",
-            "LEXIO_ENGINE_ADDRESS": "127.0.0.1:50051",
-            "LEXIO_LOBBY_ADDRESS": "127.0.0.1:50053",
-        },
-    ),
-)
-
-
-def _http_ready(service: Service, process: subprocess.Popen[bytes], deadline: float) -> bool:
-    while time.monotonic() < deadline and process.poll() is None:
+def ports(environ: Mapping[str, str]) -> dict[str, int]:
+    """The ports to use: the environment's (``0``: a free one), else the defaults."""
+    chosen = {}
+    for name, default in PORTS.items():
+        raw = environ.get(name, "")
         try:
-            with urllib.request.urlopen(f"http://{service.address}/readyz", timeout=1) as reply:
-                if reply.status == 200:
-                    return True
-        except OSError:
-            pass
-        time.sleep(0.1)
-    return False
+            port = int(raw) if raw else default
+        except ValueError:
+            raise SystemExit(f"{name} must be a port number, got {raw!r}") from None
+        chosen[name] = port if port != 0 else free_port()
+    return chosen
+
+
+def _lobby_games(engine: str) -> str:
+    """The lobby's default games, their readiness checked at ``engine``."""
+    from lexio_lobby.server import DEFAULT_GAMES  # noqa: PLC0415 (a tool's import, not a service's)
+
+    return json.dumps(
+        [dataclasses.asdict(dataclasses.replace(g, health_address=engine)) for g in DEFAULT_GAMES]
+    )
+
+
+def services(environ: Mapping[str, str]) -> tuple[Service, ...]:
+    p = {k: str(v) for k, v in ports(environ).items()}
+    lexicon = f"127.0.0.1:{p['LEXIO_LEXICON_PORT']}"
+    engine = f"127.0.0.1:{p['LEXIO_ENGINE_PORT']}"
+    lobby = f"127.0.0.1:{p['LEXIO_LOBBY_PORT']}"
+    return (
+        Service(
+            "lexicon",
+            "lexio-lexicon",
+            lexicon,
+            "lexio.lexicon.v1.Lexicon",
+            {
+                "LEXIO_LEXICON_PORT": p["LEXIO_LEXICON_PORT"],
+                "LEXIO_LEXICON_METRICS_PORT": p["LEXIO_LEXICON_METRICS_PORT"],
+            },
+        ),
+        Service(
+            "engine",
+            "lexio-engine",
+            engine,
+            "lexio.engine.v1.Engine",
+            {
+                "LEXIO_ENGINE_PORT": p["LEXIO_ENGINE_PORT"],
+                "LEXIO_ENGINE_METRICS_PORT": p["LEXIO_ENGINE_METRICS_PORT"],
+                "LEXIO_LEXICON_ADDRESS": lexicon,
+            },
+        ),
+        Service(
+            "lobby",
+            "lexio-lobby",
+            lobby,
+            "lexio.lobby.v1.Lobby",
+            {
+                "LEXIO_LOBBY_PORT": p["LEXIO_LOBBY_PORT"],
+                "LEXIO_LOBBY_METRICS_PORT": p["LEXIO_LOBBY_METRICS_PORT"],
+                **(
+                    {}
+                    if environ.get("LEXIO_LOBBY_GAMES")
+                    else {"LEXIO_LOBBY_GAMES": _lobby_games(engine)}
+                ),
+            },
+        ),
+        Service(
+            "gateway",
+            "lexio-gateway",
+            f"127.0.0.1:{p['LEXIO_GATEWAY_PORT']}",
+            "",
+            {
+                "LEXIO_GATEWAY_PORT": p["LEXIO_GATEWAY_PORT"],
+                "LEXIO_GATEWAY_METRICS_PORT": p["LEXIO_GATEWAY_METRICS_PORT"],
+                "LEXIO_ENGINE_ADDRESS": engine,
+                "LEXIO_LOBBY_ADDRESS": lobby,
+            },
+        ),
+    )
 
 
 def _wait_serving(service: Service, process: subprocess.Popen[bytes], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    if not service.health_service:
-        return _http_ready(service, process, deadline)
-    with grpc.insecure_channel(service.address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                reply = stub.Check(
-                    health_pb2.HealthCheckRequest(service=service.health_service), timeout=1
-                )
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return True
-            except grpc.RpcError:
-                pass
-            time.sleep(0.1)
-    return False
+    try:
+        if service.health_service:
+            wait_grpc_serving(
+                service.address, service.health_service, process, what=service.name, timeout=timeout
+            )
+        else:
+            url = f"http://{service.address}/readyz"
+            wait_http_ready(url, process, what=service.name, timeout=timeout)
+    except RuntimeError:
+        return False
+    return True
 
 
 def _stop(processes: list[tuple[Service, subprocess.Popen[bytes]]], grace: float = 10.0) -> None:
     for _, process in reversed(processes):
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + grace
     for service, process in reversed(processes):
-        try:
-            process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            log.warning("killing", extra={"target": service.name})
-            process.kill()
+        if stop_process(process, grace) is None:
+            log.warning("killed", extra={"target": service.name})
 
 
 def main() -> int:
@@ -130,20 +169,22 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    chosen = services(os.environ)
     try:
-        for service in SERVICES:
+        for service in chosen:
             executable = shutil.which(service.command, path=bindir) or service.command
             process = subprocess.Popen([executable], env={**os.environ, **service.env})
             processes.append((service, process))
-            if not _wait_serving(service, process, timeout=30):
+            if not _wait_serving(service, process, timeout=60):
                 log.error("service did not become ready", extra={"target": service.name})
                 return 1
             log.info("ready", extra={"target": service.name, "address": service.address})
+        gateway = chosen[-1]
         print(
-            "\nLexio is running. Open http://127.0.0.1:8080/ in two browsers to play.\n"
+            f"\nLexio is running. Open http://{gateway.address}/ in two browsers to play.\n"
             + "".join(
                 f"  {s.name:8} {'grpc' if s.health_service else 'http'}://{s.address}\n"
-                for s in SERVICES
+                for s in chosen
             )
             + "Storage: var/ (SQLite). Ctrl-C stops everything.\n",
             flush=True,

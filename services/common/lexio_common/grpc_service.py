@@ -4,7 +4,11 @@ Health (grpc.health.v1) starts NOT_SERVING and a service flips it once it is rea
 SIGTERM/SIGINT mark it NOT_SERVING, stop accepting calls, let in-flight calls finish
 within a grace period, then return. The health name ``liveness`` answers SERVING for as
 long as the server runs (what a liveness probe asks: readiness may depend on other
-services, liveness must not). Every server counts and times its calls
+services, liveness must not). The health name ``readiness`` is what a readiness probe asks:
+whether this process can serve its part. For most services that is the services' own status;
+a server started with ``own_readiness`` (the engine) reports it apart, so that its named
+services may mirror a dependency (the engine's mirror the lexicon for R18) while the process
+stays in its Service. Every server counts and times its calls
 (:mod:`lexio_common.grpc_metrics`) and mirrors its readiness in ``lexio_grpc_serving``.
 """
 
@@ -29,6 +33,8 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 #: The health name liveness probes ask for: SERVING from start to stop, whatever readiness says.
 LIVENESS_SERVICE = "liveness"
+#: The health name readiness probes ask for: this process can serve its part.
+READINESS_SERVICE = "readiness"
 
 
 @dataclass
@@ -38,18 +44,28 @@ class RunningServer:
     health: health_aio.HealthServicer
     service_names: tuple[str, ...]
     metrics: GrpcServerMetrics | None = None
+    own_readiness: bool = False
 
     async def set_serving(self, serving: bool) -> None:
-        """Set the overall status ("") and every named service's status."""
+        """Set every named service's status (and, unless the server reports its readiness
+        apart, the overall status "" and ``readiness``)."""
         status = SERVING if serving else NOT_SERVING
-        for name in ("", *self.service_names):
+        names = () if self.own_readiness else ("", READINESS_SERVICE)
+        for name in (*names, *self.service_names):
             await self.health.set(name, status)
         if self.metrics is not None:
             for name in self.service_names:
                 self.metrics.serving.labels(name).set(int(serving))
 
+    async def set_ready(self, ready: bool) -> None:
+        """The process's own readiness ("" and ``readiness``), for an ``own_readiness`` server."""
+        status = SERVING if ready else NOT_SERVING
+        for name in ("", READINESS_SERVICE):
+            await self.health.set(name, status)
+
     async def stop(self, grace: float) -> None:
         await self.set_serving(False)
+        await self.set_ready(False)
         await self.server.stop(grace)
 
 
@@ -61,6 +77,7 @@ async def start_grpc_server(
     service_names: Sequence[str],
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     metrics: GrpcServerMetrics | None = None,
+    own_readiness: bool = False,
 ) -> RunningServer:
     """Bind, register the services and the health servicer, start. Port 0 picks a free port.
 
@@ -75,9 +92,10 @@ async def start_grpc_server(
     if bound == 0:
         raise OSError(f"cannot bind {host}:{port}")
     await server.start()
-    running = RunningServer(server, bound, health, tuple(service_names), metrics)
+    running = RunningServer(server, bound, health, tuple(service_names), metrics, own_readiness)
     await health.set(LIVENESS_SERVICE, SERVING)
     await running.set_serving(False)
+    await running.set_ready(False)
     return running
 
 

@@ -5,23 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 from dataclasses import dataclass
 
 import grpc
 
 from lexio.engine.v1 import engine_pb2_grpc
 from lexio.mishqaq.v1 import engine_pb2_grpc as mishqaq_pb2_grpc
-from lexio_common import eventloop
-from lexio_common.buildinfo import record_build_info
-from lexio_common.config import ConfigError, env_float, env_int, env_str
-from lexio_common.grpc_service import (
-    RunningServer,
-    start_grpc_server,
-    start_metrics_server,
-    wait_for_shutdown_signal,
-)
-from lexio_common.logging import setup_logging
+from lexio_common.config import env_float, env_int, env_str
+from lexio_common.grpc_service import RunningServer, start_grpc_server
+from lexio_common.service import run_service
 from lexio_common.supervise import supervise
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
 from lexio_engine.mishqaq.servicer import MishqaqServicer
@@ -81,7 +73,11 @@ class RunningEngine:
 
 
 async def start_engine(config: EngineConfig) -> RunningEngine:
-    """Start serving; readiness follows the lexicon's (the engine cannot judge words alone)."""
+    """Start serving. The process is ready at once (health name ``readiness``, what its probe
+    asks): every call that needs no word — a pass, an exchange, a resignation, a new game —
+    works without the lexicon, so an engine whose lexicon is down stays in its Service. Each
+    game's health name (``lexio.engine.v1.Engine``, ``lexio.mishqaq.v1.Engine``) follows the
+    lexicon's: the lobby offers a game only while its words can be judged (R18)."""
     channel = grpc.aio.insecure_channel(config.lexicon_address)
     lexicon = LexiconClient(channel, config.lexicon_timeout)
     lexio = EngineServicer(lexicon, default_turn_seconds=config.turn_seconds)
@@ -96,7 +92,9 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
         port=config.port,
         register=register,
         service_names=[ENGINE_SERVICE, MISHQAQ_SERVICE],
+        own_readiness=True,
     )
+    await running.set_ready(True)
     mirror = asyncio.create_task(
         supervise("lexicon_health", lambda: mirror_lexicon_health(channel, running.set_serving))
     )
@@ -107,25 +105,15 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
     return RunningEngine(running, channel, mirror)
 
 
-async def _serve(config: EngineConfig) -> None:
-    record_build_info("engine")
-    start_metrics_server(config.host, config.metrics_port)
-    engine = await start_engine(config)
-    signum = await wait_for_shutdown_signal()
-    log.info("engine stopping", extra={"signal": signum.name, "grace_s": config.shutdown_grace})
-    await engine.stop(config.shutdown_grace)
-    log.info("engine stopped")
-
-
 def main() -> None:
-    setup_logging("engine", env_str("LEXIO_LOG_LEVEL", "INFO"))
-    try:
-        config = EngineConfig.from_env()
-        eventloop.loop_name()  # a bad LEXIO_EVENT_LOOP is a configuration error
-    except ConfigError as e:
-        log.error("bad configuration", extra={"error": str(e)})
-        sys.exit(2)
-    eventloop.run(_serve(config))
+    """Entry point of ``lexio-engine``."""
+    run_service(
+        "engine",
+        load_config=EngineConfig.from_env,
+        start=start_engine,
+        grace=lambda config: config.shutdown_grace,
+        metrics=lambda config: (config.host, config.metrics_port),
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from typing import Final
 import grpc
 from aiohttp import web
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import Gauge
 
 from lexio_common import redis_client
 from lexio_common.supervise import supervise
@@ -32,6 +32,14 @@ log = logging.getLogger(__name__)
 
 STATIC: Final = Path(__file__).parent / "static"
 LOBBY_SERVICE: Final = "lexio.lobby.v1.Lobby"
+#: How often the gateway asks the lobby's health (for the gauge below and the log).
+LOBBY_CHECK_SECONDS: Final = 2.0
+LOBBY_READY: Final = Gauge(
+    "lexio_gateway_lobby_ready",
+    "1 while the lobby answers SERVING to this gateway (tables can be created and joined).",
+)
+LOBBY_READY.set(0)
+READINESS: Final = web.AppKey("readiness", dict)
 
 SECURITY_HEADERS: Final = {
     "Content-Security-Policy": (
@@ -79,31 +87,44 @@ def _not_ready(reason: str) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    """Ready when this replica can play: its store answers, its bus hears the other replicas
-    (a deaf replica would keep players one move behind), and the lobby answers."""
-    config = request.app[keys.CONFIG]
+    """Ready when this replica can play its part: its store answers, and its bus hears the
+    other replicas (a deaf replica would keep its players one move behind). Not the lobby:
+    games in play never call it, so a lobby outage must not take every gateway out of the
+    load balancer. Meanwhile creating and joining answer ``unavailable``, the welcome's games
+    are all unavailable, and ``lexio_gateway_lobby_ready`` is 0."""
     hub = request.app[keys.HUB]
+    reason = ""
     if not await hub.store.ping():
-        return _not_ready("store")
-    if not hub.bus.healthy:
-        return _not_ready("bus")
-    try:
-        async with grpc.aio.insecure_channel(config.lobby_address) as channel:
-            reply = await health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=LOBBY_SERVICE), timeout=1.0
-            )
-        ready = reply.status == health_pb2.HealthCheckResponse.SERVING
-    except grpc.aio.AioRpcError:
-        ready = False
-    if not ready:
-        return _not_ready("lobby")
+        reason = "store"
+    elif not hub.bus.healthy:
+        reason = "bus"
+    state = request.app[READINESS]
+    if state.get("reason") != reason:
+        log.info("readiness changed", extra={"ready": not reason, "reason": reason or None})
+        state["reason"] = reason
+    if reason:
+        return _not_ready(reason)
     return web.json_response({"status": "ready"})
 
 
-async def metrics(request: web.Request) -> web.Response:
-    response = web.Response(body=generate_latest())
-    response.content_type = CONTENT_TYPE_LATEST.split(";")[0]
-    return response
+async def _watch_lobby(channel: grpc.aio.Channel, every: float = LOBBY_CHECK_SECONDS) -> None:
+    """``lexio_gateway_lobby_ready`` and one log line per change: what an operator needs to
+    see that the lobby is down, now that readiness does not say it."""
+    stub = health_pb2_grpc.HealthStub(channel)
+    last: bool | None = None
+    while True:
+        try:
+            reply = await stub.Check(
+                health_pb2.HealthCheckRequest(service=LOBBY_SERVICE), timeout=1.0
+            )
+            ready = reply.status == health_pb2.HealthCheckResponse.SERVING
+        except grpc.aio.AioRpcError:
+            ready = False
+        LOBBY_READY.set(int(ready))
+        if ready != last:
+            (log.info if ready else log.warning)("lobby readiness changed", extra={"ready": ready})
+            last = ready
+        await asyncio.sleep(every)
 
 
 def _game_adapters(
@@ -158,15 +179,19 @@ def _services(
         )
         app[keys.HUB] = hub
         resumed = await hub.recover()
-        background = [asyncio.create_task(supervise("bus", lambda: bus.run(hub.on_notice)))]
+        background = [
+            asyncio.create_task(supervise("bus", lambda: bus.run(hub.on_notice))),
+            asyncio.create_task(supervise("lobby_watch", lambda: _watch_lobby(lobby_channel))),
+        ]
         if store.shared:
             background.append(
                 asyncio.create_task(
                     supervise("keep_alive", lambda: hub.keep_alive(hub.settings.keep_alive))
                 )
             )
+        # Not "ready": that is /readyz's to say (it logs "readiness changed").
         log.info(
-            "gateway ready",
+            "gateway started",
             extra={
                 "games": {g.name: g.engine_address or config.engine_address for g in config.games},
                 "games_resumed": resumed,
@@ -190,16 +215,29 @@ def _services(
 async def _on_shutdown(app: web.Application) -> None:
     """SIGTERM, once the listening socket is closed: let the turns in flight finish and reach
     their players (holding every room's lock, so that no new turn starts meanwhile), then tell
-    every client to reconnect. Bounded by the shutdown grace."""
+    every client to reconnect. Bounded by the shutdown grace; logged from start to end."""
     hub = app[keys.HUB]
+    grace = app[keys.CONFIG].shutdown_grace
+    rooms = list(hub.rooms.values())
+    started = time.monotonic()
+    log.info("gateway draining", extra={"tables": len(rooms), "grace_s": grace})
+    held_rooms = 0
     async with contextlib.AsyncExitStack() as held:
         try:
-            async with asyncio.timeout(app[keys.CONFIG].shutdown_grace):
-                for room in list(hub.rooms.values()):
+            async with asyncio.timeout(grace):
+                for room in rooms:
                     await held.enter_async_context(room.lock)
+                    held_rooms += 1
         except TimeoutError:
-            log.warning("turns still in flight at shutdown")
+            log.warning(
+                "turns still in flight at shutdown",
+                extra={"tables_busy": len(rooms) - held_rooms, "grace_s": grace},
+            )
         await hub.shutdown()
+    log.info(
+        "gateway drained",
+        extra={"tables": len(rooms), "drain_s": round(time.monotonic() - started, 3)},
+    )
 
 
 def create_app(
@@ -210,12 +248,14 @@ def create_app(
     """The gateway. ``clock`` and ``seeds`` (each game's bag seed) are injectable for tests."""
     app = web.Application(middlewares=[security_headers], client_max_size=64 * 1024)
     app[keys.CONFIG] = config
+    app[READINESS] = {}
     app.cleanup_ctx.append(_services(clock, seeds))
     app.on_shutdown.append(_on_shutdown)
     app.router.add_get("/", index)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
-    app.router.add_get("/metrics", metrics)
+    # No /metrics here: the public port answers 404; the metrics have a port of their own
+    # (LEXIO_GATEWAY_METRICS_PORT), which only the monitoring namespace may reach.
     app.router.add_get("/ws", websocket)
     if STATIC.is_dir():
         app.router.add_static("/static/", STATIC, append_version=False)

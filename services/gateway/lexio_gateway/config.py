@@ -57,6 +57,8 @@ def parse_games(text: str) -> tuple[GameEndpoint, ...]:
 class GatewayConfig:
     host: str = "127.0.0.1"
     port: int = 8080
+    metrics_port: int = 9104
+    """``/metrics``, on a port of its own beside the public one (negative: none)."""
     engine_address: str = "127.0.0.1:50051"
     """The site's engine process, for every game that names no address of its own."""
     lobby_address: str = "127.0.0.1:50053"
@@ -88,6 +90,7 @@ class GatewayConfig:
         return cls(
             host=env_str("LEXIO_GATEWAY_HOST", cls.host),
             port=env_int("LEXIO_GATEWAY_PORT", cls.port, minimum=0),
+            metrics_port=env_int("LEXIO_GATEWAY_METRICS_PORT", cls.metrics_port),
             engine_address=env_str("LEXIO_ENGINE_ADDRESS", cls.engine_address),
             lobby_address=env_str("LEXIO_LOBBY_ADDRESS", cls.lobby_address),
             db_path=Path(env_str("LEXIO_GATEWAY_DB", str(cls.db_path))),

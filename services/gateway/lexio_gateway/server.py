@@ -1,48 +1,66 @@
-"""The gateway process: configuration from the environment, SIGTERM handled by aiohttp."""
+"""The gateway process: configuration from the environment, the shared start-up and shutdown
+(:func:`lexio_common.service.run_service`), the web application on its port and ``/metrics``
+on a port of its own."""
 
 from __future__ import annotations
 
 import gc
 import logging
-import sys
+from dataclasses import dataclass
 
 from aiohttp import web
 
-from lexio_common import eventloop
-from lexio_common.buildinfo import record_build_info
-from lexio_common.config import ConfigError, env_str
-from lexio_common.logging import setup_logging
+from lexio_common.service import run_service
 from lexio_gateway.app import create_app
 from lexio_gateway.config import GatewayConfig
 
 log = logging.getLogger("lexio_gateway")
 
 
-def main() -> None:
-    setup_logging("gateway", env_str("LEXIO_LOG_LEVEL", "INFO"))
-    try:
-        config = GatewayConfig.from_env()
-        eventloop.loop_name()  # a bad LEXIO_EVENT_LOOP is a configuration error
-    except ConfigError as e:
-        log.error("bad configuration", extra={"error": str(e)})
-        sys.exit(2)
-    record_build_info("gateway")
+@dataclass
+class RunningGateway:
+    runner: web.AppRunner
+    port: int
+
+    async def stop(self, grace: float) -> None:
+        """Close the listening socket, drain (the application's on_shutdown: turns in flight
+        finish, every client is told to reconnect; bounded by ``grace``), close the store."""
+        await self.runner.cleanup()
+
+
+async def start_gateway(config: GatewayConfig) -> RunningGateway:
+    """Open the store and the channels, resume the games in play, listen."""
     # Full collections of a heap this size stopped the event loop for 0.1–1 s under load
     # (p99 of a turn 673–878 ms at 1,500 tables); with the start-up objects frozen and the
     # oldest generation collected rarely, p99 was 53 ms (docs/benchmarks.md, load section).
     gc.freeze()
     gc.set_threshold(700, 10, 1_000_000)
-    log.info("gateway listening", extra={"host": config.host, "port": config.port})
-    # run_app turns SIGTERM/SIGINT into a graceful shutdown: on_shutdown tells every client
-    # to reconnect, then the clean-up context closes the store and the channels.
-    web.run_app(
+    runner = web.AppRunner(
         create_app(config),
-        host=config.host,
-        port=config.port,
-        shutdown_timeout=config.shutdown_grace,
-        print=None,
+        handle_signals=False,
         access_log=None,
-        loop=eventloop.new_event_loop(),
+        shutdown_timeout=config.shutdown_grace,
+    )
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, config.host, config.port)
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    port = int(runner.addresses[0][1])
+    log.info("gateway listening", extra={"host": config.host, "port": port})
+    return RunningGateway(runner, port)
+
+
+def main() -> None:
+    """Entry point of ``lexio-gateway``."""
+    run_service(
+        "gateway",
+        load_config=GatewayConfig.from_env,
+        start=start_gateway,
+        grace=lambda config: config.shutdown_grace,
+        metrics=lambda config: (config.host, config.metrics_port),
     )
 
 

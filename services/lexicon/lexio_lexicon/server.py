@@ -14,14 +14,13 @@ Configuration comes from the environment:
 ``LEXIO_LEXICON_LISTS`` (``fr,en,ar``: the list ids to hold),
 ``LEXIO_LEXICON_WORDLIST`` (the text file of ``fr``; the shipped list),
 ``LEXIO_LEXICON_CACHE`` (where built lists are; see :mod:`lexio_lexicon.cache`),
-``LEXIO_LOG_LEVEL`` (INFO).
+``LEXIO_SHUTDOWN_GRACE`` (5 s), ``LEXIO_LOG_LEVEL`` (INFO).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,16 +28,9 @@ from pathlib import Path
 import grpc
 
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
-from lexio_common import eventloop
-from lexio_common.buildinfo import record_build_info
-from lexio_common.config import ConfigError, env_int, env_str
-from lexio_common.grpc_service import (
-    RunningServer,
-    start_grpc_server,
-    start_metrics_server,
-    wait_for_shutdown_signal,
-)
-from lexio_common.logging import setup_logging
+from lexio_common import service
+from lexio_common.config import ConfigError, env_float, env_int, env_str
+from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_lexicon.cache import cache_dir
 from lexio_lexicon.catalog import LIST_IDS, open_list
 from lexio_lexicon.servicer import (
@@ -69,10 +61,10 @@ log = logging.getLogger(__name__)
 #: The fully qualified gRPC service name, also the name health reports under.
 SERVICE_NAME: str = lexicon_pb2.DESCRIPTOR.services_by_name["Lexicon"].full_name
 #: Exit statuses: a bad list or bad configuration will not fix itself on restart.
-EXIT_BAD_WORDLIST = 2
-EXIT_BAD_CONFIG = 2
+EXIT_BAD_WORDLIST = service.EXIT_BAD_CONFIG
+EXIT_BAD_CONFIG = service.EXIT_BAD_CONFIG
 #: The ports could not be opened (in use, not permitted): maybe transient.
-EXIT_CANNOT_LISTEN = 1
+EXIT_CANNOT_LISTEN = service.EXIT_CANNOT_LISTEN
 
 
 @dataclass(frozen=True)
@@ -111,6 +103,7 @@ class LexiconConfig:
             if env_str("LEXIO_LEXICON_CACHE", "")
             else None,
             log_level=env_str("LEXIO_LOG_LEVEL", cls.log_level),
+            grace_seconds=env_float("LEXIO_SHUTDOWN_GRACE", cls.grace_seconds, minimum=0.0),
         )
 
 
@@ -151,7 +144,7 @@ def load_lists(config: LexiconConfig) -> dict[str, WordList]:
                 "source": words.source,
                 "word_count": len(words),
                 "sha256": words.sha256,
-                "load_seconds": round(words.load_seconds, 4),
+                "load_s": round(words.load_seconds, 4),
             },
         )
         loaded[list_id] = words
@@ -203,53 +196,46 @@ async def start(
         extra={
             "port": running.port,
             "lists": ",".join(lists),
-            "load_seconds": round(time.perf_counter() - started, 4),
+            "load_s": round(time.perf_counter() - started, 4),
         },
     )
     return running, lists.get(DEFAULT_LIST) or next(iter(lists.values()))
 
 
+async def _start_process(config: LexiconConfig) -> RunningServer:
+    """:func:`start` as the process runs it: a list that does not load is a StartupError."""
+    try:
+        running, _ = await start(config)
+    except ListLoadError as exc:
+        raise service.StartupError(
+            f"cannot load the word list: {exc}",
+            exit_code=EXIT_BAD_WORDLIST,
+            lexicon=exc.list_id,
+            wordlist=exc.location,
+        ) from exc
+    return running
+
+
 async def serve(config: LexiconConfig) -> int:
     """Run until SIGTERM/SIGINT; return the process exit status."""
-    record_build_info("lexicon")
-    try:
-        start_metrics_server(config.metrics_host, config.metrics_port)
-        running, _ = await start(config)
-    except OSError as exc:
-        log.error("cannot listen: %s", exc, extra={"host": config.host, "port": config.port})
-        return EXIT_CANNOT_LISTEN
-    except ListLoadError as exc:
-        log.error(
-            "cannot load the word list: %s",
-            exc,
-            extra={"lexicon": exc.list_id, "wordlist": exc.location},
-        )
-        return EXIT_BAD_WORDLIST
-    received = await wait_for_shutdown_signal()
-    log.info(
-        "lexicon stopping",
-        extra={"signal": received.name, "grace_seconds": config.grace_seconds},
+    return await service.serve(
+        "lexicon",
+        config,
+        start=_start_process,
+        grace=config.grace_seconds,
+        metrics=(config.metrics_host, config.metrics_port),
     )
-    await running.stop(config.grace_seconds)
-    log.info("lexicon stopped")
-    return 0
 
 
 def main() -> None:
     """Entry point of ``lexio-lexicon``."""
-    try:
-        setup_logging("lexicon", env_str("LEXIO_LOG_LEVEL", "INFO"))
-    except ValueError:  # an unknown level name: log at INFO and say so
-        setup_logging("lexicon")
-        log.error("bad configuration: LEXIO_LOG_LEVEL is not a logging level")
-        sys.exit(EXIT_BAD_CONFIG)
-    try:
-        config = LexiconConfig.from_env()
-        eventloop.loop_name()  # a bad LEXIO_EVENT_LOOP is a configuration error
-    except ConfigError as exc:
-        log.error("bad configuration: %s", exc)
-        sys.exit(EXIT_BAD_CONFIG)
-    sys.exit(eventloop.run(serve(config)))
+    service.run_service(
+        "lexicon",
+        load_config=LexiconConfig.from_env,
+        start=_start_process,
+        grace=lambda config: config.grace_seconds,
+        metrics=lambda config: (config.metrics_host, config.metrics_port),
+    )
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -44,16 +43,9 @@ from typing import Final
 import grpc
 
 from lexio.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-from lexio_common import eventloop
-from lexio_common.buildinfo import record_build_info
+from lexio_common import service
 from lexio_common.config import ConfigError, env_float, env_int, env_str
-from lexio_common.grpc_service import (
-    RunningServer,
-    start_grpc_server,
-    start_metrics_server,
-    wait_for_shutdown_signal,
-)
-from lexio_common.logging import setup_logging
+from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.supervise import supervise
 from lexio_lobby.codes import new_code
 from lexio_lobby.games import GameConfigError, GameReadiness, GameSpec, parse_games
@@ -81,9 +73,9 @@ log = logging.getLogger("lexio_lobby")
 
 #: The fully qualified gRPC service name, also the name health reports under.
 SERVICE_NAME: Final[str] = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
-EXIT_BAD_CONFIG: Final = 2
-EXIT_BAD_STORE: Final = 2
-EXIT_CANNOT_LISTEN: Final = 1
+EXIT_BAD_CONFIG: Final = service.EXIT_BAD_CONFIG
+EXIT_BAD_STORE: Final = service.EXIT_BAD_CONFIG
+EXIT_CANNOT_LISTEN: Final = service.EXIT_CANNOT_LISTEN
 #: Failed store pings in a row before health says NOT_SERVING (one lost ping is not an outage).
 STORE_FAILURES_BEFORE_NOT_SERVING: Final = 2
 
@@ -354,42 +346,36 @@ async def start_lobby(
     return RunningLobby(running, lobby, store, readiness, sweeper, watcher, stopping)
 
 
+async def _start_process(config: LobbyConfig) -> RunningLobby:
+    """:func:`start_lobby` as the process runs it: a store that does not open is fatal."""
+    try:
+        return await start_lobby(config)
+    except StoreError as e:
+        raise service.StartupError(
+            f"cannot open the store: {e}", exit_code=EXIT_BAD_STORE, db=config.store_description
+        ) from e
+
+
 async def serve(config: LobbyConfig) -> int:
     """Run until SIGTERM/SIGINT; return the process exit status."""
-    record_build_info("lobby")
-    try:
-        start_metrics_server(config.host, config.metrics_port)
-        running = await start_lobby(config)
-    except StoreError as e:
-        log.error("cannot open the store: %s", e, extra={"db": config.store_description})
-        return EXIT_BAD_STORE
-    except OSError as e:
-        log.error("cannot listen: %s", e, extra={"host": config.host, "port": config.port})
-        return EXIT_CANNOT_LISTEN
-    received = await wait_for_shutdown_signal()
-    log.info(
-        "lobby stopping", extra={"signal": received.name, "grace_seconds": config.shutdown_grace}
+    return await service.serve(
+        "lobby",
+        config,
+        start=_start_process,
+        grace=config.shutdown_grace,
+        metrics=(config.host, config.metrics_port),
     )
-    await running.stop(config.shutdown_grace)
-    log.info("lobby stopped")
-    return 0
 
 
 def main() -> None:
     """Entry point of ``lexio-lobby``."""
-    try:
-        setup_logging("lobby", env_str("LEXIO_LOG_LEVEL", "INFO"))
-    except ValueError:  # an unknown level name
-        setup_logging("lobby")
-        log.error("bad configuration: LEXIO_LOG_LEVEL is not a logging level")
-        sys.exit(EXIT_BAD_CONFIG)
-    try:
-        config = LobbyConfig.from_env()
-        eventloop.loop_name()  # a bad LEXIO_EVENT_LOOP is a configuration error
-    except ConfigError as e:
-        log.error("bad configuration: %s", e)
-        sys.exit(EXIT_BAD_CONFIG)
-    sys.exit(eventloop.run(serve(config)))
+    service.run_service(
+        "lobby",
+        load_config=LobbyConfig.from_env,
+        start=_start_process,
+        grace=lambda config: config.shutdown_grace,
+        metrics=lambda config: (config.host, config.metrics_port),
+    )
 
 
 if __name__ == "__main__":
