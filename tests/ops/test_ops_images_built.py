@@ -8,7 +8,7 @@ where that cannot be pulled (this machine), on the base made from Debian's packa
 - the four run as containers (``buildah run``: the image's user, environment and file system,
   on this machine's loopback) wired together, and a game is played through the gateway's
   container with the real protocol client; the gateway's metrics port shows the build's
-  revision and its public port answers 404 on ``/metrics``; SIGTERM stops each with status 0.
+  revision and its public port answers 404 on ``/metrics``; each container stops on SIGTERM.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "deploy"))
 import lexio_images  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# Building the four images takes ~90 s on 2 cores (the base ~80 s more the first time).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 TAG = "slow-test"
 REVISION = "built-by-test"
 
@@ -247,7 +248,11 @@ def test_a_game_is_played_through_the_gateways_container(
     finally:
         loop.run(asyncio.sleep(0))
         loop.close()
-        statuses = {service: c.stop() for service, c in reversed(running.items())}
-    assert statuses == dict.fromkeys(lexio_images.SERVICES, 0), {
-        s: c.log() for s, c in running.items()
-    }
+        # Each container stops (stop() fails if one is still up 30 s after SIGTERM). How it
+        # stops is not the service's to show here: under `buildah run --isolation chroot` the
+        # signal reaches buildah's wrapper, which kills its child ("subprocess exited on
+        # killed", status 1), so the service never sees a SIGTERM. That a service drains and
+        # exits 0 on SIGTERM is tests/ops/test_ops_shutdown.py's, on the real processes; in a
+        # cluster the runtime signals the container's own process.
+        for container in reversed(running.values()):
+            container.stop()
