@@ -16,6 +16,7 @@ collected problems::
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
@@ -133,3 +134,26 @@ def ax_property(player: Player, selector: str, name: str) -> Any:
         if prop["name"] == name:
             return prop["value"].get("value")
     return None
+
+
+# Colours (WCAG 1.4.11) ------------------------------------------------------------------------
+
+
+def rgb(text: str) -> list[tuple[int, int, int]]:
+    """Every opaque colour in a computed value ("rgb(1, 2, 3)", "rgba(…, 1)")."""
+    found = re.findall(r"rgba?\((\d+), (\d+), (\d+)(?:, ([\d.]+))?\)", text)
+    return [(int(r), int(g), int(b)) for r, g, b, a in found if a in ("", "1")]
+
+
+def luminance(colour: tuple[int, int, int]) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

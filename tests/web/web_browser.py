@@ -91,15 +91,21 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def players(browser: Browser) -> Iterator[PlayerFactory]:
-    """``players(url, locale="fr-FR", width=1280, height=900)``: one browser context (one
-    person) per call, its page open at ``url``. At the end: no page error, no CSP violation."""
+    """``players(url, locale="fr-FR", width=1280, height=900, touch=False)``: one browser
+    context (one person) per call, its page open at ``url``; ``touch``: a phone's touch screen
+    (``has_touch``, ``is_mobile``: taps, touch events). At the end: no page error, no CSP
+    violation."""
     opened: list[Player] = []
 
     def open_player(
-        url: str, locale: str = "fr-FR", width: int = 1280, height: int = 900
+        url: str, locale: str = "fr-FR", width: int = 1280, height: int = 900, touch: bool = False
     ) -> Player:
         context = browser.new_context(
-            locale=locale, viewport={"width": width, "height": height}, service_workers="block"
+            locale=locale,
+            viewport={"width": width, "height": height},
+            service_workers="block",
+            has_touch=touch,
+            is_mobile=touch,
         )
         context.set_default_timeout(10_000)
         player = Player(context.new_page())

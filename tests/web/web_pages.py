@@ -32,6 +32,7 @@ LISTEN = """(() => {
           region: region.getAttribute("aria-live"),
           text: node.textContent,
           french: [...node.querySelectorAll('[lang="fr"]')].map((e) => e.textContent),
+          words: [...node.querySelectorAll("bdi[lang]")].map((e) => [e.lang, e.textContent]),
         });
       }
     }
@@ -108,7 +109,8 @@ class Player:
         self.page.evaluate(LISTEN)
 
     def heard(self) -> list[dict[str, Any]]:
-        """Every announcement so far: ``{"region": "polite"|"assertive", "text", "french"}``."""
+        """Every announcement so far: ``{"region": "polite"|"assertive", "text", "french",
+        "words"}`` (``words``: each word marked with its language, ``[lang, text]``)."""
         heard: list[dict[str, Any]] = self.js("window.__heard || []")
         return heard
 

@@ -6,7 +6,8 @@ import { tile } from "./board.js";
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
-function open(dialog, onKey) {
+/** Show ``dialog`` modally; resolves with its return value once closed (``onKey``: its keys). */
+export function open(dialog, onKey) {
   return new Promise((resolve) => {
     dialog.returnValue = "";
     const keys = (event) => onKey?.(event);

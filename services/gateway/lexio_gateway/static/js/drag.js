@@ -6,6 +6,7 @@ const THRESHOLD = 6; // pixels
 // sticky header) or bottom, up to MAX_SPEED pixels a frame, faster nearer the edge.
 const EDGE = 56;
 const MAX_SPEED = 18;
+const BOX_EDGE = 40; // the same, near the edges of a box that scrolls on its own
 
 /** The top of what the page shows of the board: below the header that sticks to the top
  *  while the page scrolls (and before it sticks: the pointer over it means "further up"). */
@@ -16,6 +17,14 @@ function visibleTop() {
     top = Math.max(top, node.getBoundingClientRect().bottom);
   }
   return top;
+}
+
+/** How fast to scroll a box along one axis with the pointer at ``at`` (within ``edge`` of
+ *  its ``low`` or ``high`` side: towards that side). */
+function edgeSpeed(at, low, high, edge) {
+  if (at < low + edge) return -Math.ceil(MAX_SPEED * Math.min(1, (low + edge - at) / edge));
+  if (at > high - edge) return Math.ceil(MAX_SPEED * Math.min(1, (at - (high - edge)) / edge));
+  return 0;
 }
 
 function scrollSpeed(y) {
@@ -29,7 +38,9 @@ function scrollSpeed(y) {
 /**
  * hooks.canDrag(source) → bool; hooks.onDrop(source, target, event) where source is the
  * element carrying data-drag and target the element carrying data-drop under the pointer
- * (or null).
+ * (or null). Optional: hooks.scrollers() → elements that scroll on their own (a board wider
+ * than a phone) and scroll, both ways, while the pointer rests near their edges;
+ * hooks.pageScroll (default true): whether the page itself scrolls near the window's edges.
  */
 export function enableDrag(hooks) {
   let drag = null;
@@ -58,15 +69,36 @@ export function enableDrag(hooks) {
     }
   }
 
+  /** Scroll the boxes of hooks.scrollers() the pointer is near an edge of; whether any moved. */
+  function scrollBoxes() {
+    let moved = false;
+    for (const node of hooks.scrollers?.() ?? []) {
+      if (!node) continue;
+      const box = node.getBoundingClientRect();
+      if (drag.px < box.left || drag.px > box.right || drag.py < box.top || drag.py > box.bottom) continue;
+      const edge = Math.min(BOX_EDGE, box.width / 4, box.height / 4);
+      const dx = edgeSpeed(drag.px, box.left, box.right, edge);
+      const dy = edgeSpeed(drag.py, box.top, box.bottom, edge);
+      if (!dx && !dy) continue;
+      const before = [node.scrollLeft, node.scrollTop];
+      node.scrollBy(dx, dy);
+      if (node.scrollLeft !== before[0] || node.scrollTop !== before[1]) moved = true;
+    }
+    return moved;
+  }
+
   /** While the pointer rests near an edge the page keeps scrolling, and what is under it changes. */
   function autoScroll() {
     if (!drag) return;
     drag.scrolling = 0;
-    const speed = scrollSpeed(drag.py);
-    if (!speed) return;
-    const before = window.scrollY;
-    window.scrollBy(0, speed);
-    if (window.scrollY === before) return;
+    let moved = scrollBoxes();
+    const speed = hooks.pageScroll === false ? 0 : scrollSpeed(drag.py);
+    if (speed) {
+      const before = window.scrollY;
+      window.scrollBy(0, speed);
+      if (window.scrollY !== before) moved = true;
+    }
+    if (!moved) return;
     hover();
     drag.scrolling = requestAnimationFrame(autoScroll);
   }

@@ -6,7 +6,7 @@ const SAME_AS = { store_unavailable: "unavailable" };
 
 // Requests whose rate_limited answer is the lobby's per-connection limit on tries, not the
 // per-socket frame limit: the wait concerns everyone behind the same address.
-const LIMITED_BY_CONNECTION = new Set(["create", "join"]);
+const LIMITED_BY_CONNECTION = new Set(["create", "join", "lookup"]);
 
 /** "5 min 12 s", "45 s", "1 h 5 min": a wait in whole seconds (at least 1). */
 export function formatWait(total) {

@@ -66,8 +66,10 @@ export class Game {
     return this.ctx.app;
   }
 
+  /** The view, when the table is a Lexio one (another game's view is not this screen's). */
   get view() {
-    return this.app.view;
+    const game = this.app.table?.game ?? "lexio";
+    return game === "lexio" ? this.app.view : null;
   }
 
   get seat() {

@@ -267,6 +267,7 @@ export class GameView {
 
   renderAttention() {
     const g = this.game;
+    if (!g.view) return; // another game's table: its own screen says whose turn it is
     setAttention(g.myTurn && document.hidden);
   }
 

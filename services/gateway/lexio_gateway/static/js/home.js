@@ -1,11 +1,15 @@
-// Home: create a table with a display name, or join one by its invite code (R2, R18); and
+// Home: create a table with a display name — of the game the host picks among those the site
+// offers (welcome.games), with that game's options — or join one by its invite code (R2,
+// R18), after seeing what the code opens (`lookup`: the game, its options, the seats); and
 // the way back to a game the player left on purpose.
-import { $, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { $, clear, el, show } from "./dom.js";
+import { t, tNodes } from "./i18n.js";
 import { load, save } from "./store.js";
 import { retryAfter } from "./errors.js";
+import { GAMES, GAME_ORDER, gameModule } from "./games.js";
 
 const MAX_NAME = 24;
+const CODE_LENGTH = 10; // XXXXX-XXXXX without its dash
 
 /** An invite code as typed: any case, spaces and dashes ignored. */
 export function normalizeCode(raw) {
@@ -23,6 +27,11 @@ export class Home {
     this.waiting = false;
     this.error = null;
     this.errorTimer = null;
+    // What each code opens, looked up once per code (a lookup counts toward the same
+    // anti-guessing limit as a join): code → {state: "pending"|"ok"|"error", frame, seen}.
+    this.lookups = new Map();
+    this.joinAfterLookup = null; // a join asked for while its code was being looked up
+    this.pressingJoin = false;
     const name = $("#home-name");
     name.value = load("name") || "";
     $("#home-code").value = invitedCode();
@@ -35,10 +44,45 @@ export class Home {
       this.submit("join");
     });
     $("#home-come-back").addEventListener("click", () => this.ctx.comeBack());
+    // A code typed and left (Tab, Enter) is looked up, once; not one whose Join button is
+    // being pressed: that press asks the server itself, and one code costs one try.
+    $("#home-join").addEventListener("pointerdown", () => {
+      this.pressingJoin = true;
+      clearTimeout(this.pressTimer);
+      this.pressTimer = setTimeout(() => {
+        this.pressingJoin = false;
+      }, 1500);
+    });
+    $("#home-code").addEventListener("change", () => {
+      if (!this.pressingJoin) this.lookUp(normalizeCode($("#home-code").value));
+    });
+    $("#home-code").addEventListener("input", () => this.renderInvitation());
+    for (const module of Object.values(GAMES)) {
+      if (!module.optionsForm) continue;
+      module.form = new module.optionsForm.Form($(module.optionsForm.root));
+    }
+    const chosen = load("game");
+    if (chosen && GAMES[chosen]) $(`#home-game-${chosen}`).checked = true;
+    for (const radio of document.querySelectorAll('#home-games input[name="game"]')) {
+      radio.addEventListener("change", () => this.render());
+    }
   }
 
   name() {
     return $("#home-name").value.normalize("NFC").trim();
+  }
+
+  /** The game the host picked (Lexio when the site offers no choice). */
+  chosenGame() {
+    const checked = document.querySelector('#home-games input[name="game"]:checked');
+    const id = checked && !checked.disabled && !checked.closest("[hidden]") ? checked.value : null;
+    return id ?? this.offered().find((game) => this.ctx.app.games?.[game]) ?? "lexio";
+  }
+
+  /** The games the site offers that this page can play, in the home page's order. */
+  offered() {
+    const games = this.ctx.app.games || {};
+    return GAME_ORDER.filter((game) => Object.hasOwn(games, game));
   }
 
   submit(kind) {
@@ -55,7 +99,23 @@ export class Home {
         this.fail(() => t("home.need_code"), "#home-code");
         return;
       }
+      const lookup = this.lookups.get(code);
+      if (lookup?.state === "pending") {
+        // Its answer decides: a game with options is shown first, then joined on a new press.
+        this.joinAfterLookup = code;
+        this.waiting = true;
+        this.render();
+        return;
+      }
       frame.code = code;
+    } else {
+      const game = this.chosenGame();
+      save("game", game);
+      if (game !== "lexio") {
+        frame.game = game;
+        const form = GAMES[game]?.form;
+        if (form) frame.options = form.read();
+      }
     }
     save("name", name);
     const id = this.ctx.request(frame, (reply) => {
@@ -70,6 +130,37 @@ export class Home {
     }
     this.waiting = true;
     this.fail(null);
+  }
+
+  /** What ``code`` opens, asked once per code (the invitation link's, or one typed). */
+  lookUp(code) {
+    if (code.length !== CODE_LENGTH || this.lookups.has(code) || !this.ctx.app.welcomed) return;
+    const entry = { state: "pending", frame: null, seen: false };
+    this.lookups.set(code, entry);
+    const id = this.ctx.request(
+      { type: "lookup", code },
+      (reply) => {
+        entry.state = reply.type === "invitation" ? "ok" : "error";
+        entry.frame = reply;
+        entry.receivedAt = Date.now();
+        const shown = code === normalizeCode($("#home-code").value);
+        if (this.joinAfterLookup === code) {
+          this.joinAfterLookup = null;
+          this.waiting = false;
+          // Lexio's tables have no options: nothing more to see before sitting down.
+          if (entry.state === "ok" && (reply.game ?? "lexio") === "lexio") {
+            this.submit("join");
+            return;
+          }
+          if (entry.state === "error") this.refused(reply, "lookup");
+        }
+        this.render();
+        if (shown && entry.state === "ok") entry.seen = true;
+      },
+      { quiet: true },
+    );
+    if (!id) this.lookups.delete(code);
+    this.renderInvitation();
   }
 
   /** The server's refusal; a wait it names (rate_limited) counts down until it is over. */
@@ -93,11 +184,72 @@ export class Home {
     if (focus) $(focus).focus();
   }
 
+  /** The game picker: only the games welcome.games lists; one not available now, disabled. */
+  renderGames() {
+    const games = this.ctx.app.games || {};
+    const offered = this.offered();
+    show($("#home-games"), offered.length > 1);
+    for (const id of GAME_ORDER) {
+      const item = $(`#home-games [data-game="${id}"]`);
+      const radio = $(`#home-game-${id}`);
+      const listed = offered.includes(id);
+      show(item, listed);
+      radio.disabled = !games[id];
+      show($(".game-off", item), listed && !games[id]);
+    }
+    const chosen = this.chosenGame();
+    const radio = $(`#home-game-${chosen}`);
+    if (radio && !radio.checked) radio.checked = true;
+    // Lexio's words are always French; al-Mishqaq's are not (its options say which).
+    show($("#home-words-french"), chosen === "lexio");
+    for (const module of Object.values(GAMES)) {
+      if (module.optionsForm) {
+        show($(module.optionsForm.root), chosen === module.id && offered.length > 0);
+        module.form?.relabel();
+      }
+    }
+  }
+
+  /** What the code in the field opens, once looked up (or why it cannot be looked up). */
+  renderInvitation() {
+    const box = $("#home-invitation");
+    const code = normalizeCode($("#home-code").value);
+    const lookup = this.lookups.get(code);
+    clear(box);
+    box.className = "invitation";
+    if (!lookup || lookup.state === "pending") {
+      show(box, Boolean(lookup));
+      if (lookup) box.append(el("p", { class: "muted", text: t("home.looking_up") }));
+      return;
+    }
+    show(box, true);
+    if (lookup.state === "error") {
+      box.classList.add("invitation-error");
+      box.append(el("p", { text: this.ctx.errorText(lookup.frame, { request: "lookup", receivedAt: lookup.receivedAt }) }));
+      return;
+    }
+    const invitation = lookup.frame;
+    const module = gameModule(invitation.game);
+    const game = module ? t(`games.${module.id}.name`) : invitation.game;
+    box.append(
+      el("p", { class: "invitation-title" }, [
+        tNodes("home.invitation", { game: el("strong", { text: game }), seated: invitation.seated, max: invitation.max_seats }),
+      ]),
+    );
+    if (module?.renderOptions) {
+      const list = el("ul", { class: "invitation-options" });
+      module.renderOptions(list, invitation.options, { you: "guest" });
+      box.append(list);
+    }
+    if (invitation.state && invitation.state !== "open") box.append(el("p", { class: "error", text: t("home.invitation_started") }));
+    else if (invitation.seated >= invitation.max_seats) box.append(el("p", { class: "error", text: t("home.invitation_full") }));
+  }
+
   render() {
     const app = this.ctx.app;
     const games = app.games;
     const known = Boolean(games);
-    const available = Boolean(games && games.lexio);
+    const available = this.offered().some((game) => games[game]);
     // R18: without the lexicon no table can be created, but the lobby still seats players at
     // tables already open (lobby.join checks no readiness): an invitee may still join.
     show($("#home-unavailable"), known && !available);
@@ -105,7 +257,14 @@ export class Home {
     show($("#form-create"), available);
     show($("#home-invited"), known && Boolean(invitedCode()));
     show($("#home-away"), app.away && Boolean(app.token));
+    // What being away means depends on the game: Lexio's table passes (R29), al-Mishqaq's
+    // clock runs on (M32).
+    $("#home-away-text").textContent = t(load("away-game") === "mishqaq" ? "mq.home.away_text" : "home.away_text");
+    if (known) this.renderGames();
     for (const button of document.querySelectorAll("#home-forms button")) button.disabled = this.waiting;
     $("#home-error").textContent = this.error ? this.error() : "";
+    const invited = normalizeCode(invitedCode());
+    if (known && invited && app.welcomed && (!app.token || app.away)) this.lookUp(invited);
+    this.renderInvitation();
   }
 }

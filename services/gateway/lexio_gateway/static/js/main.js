@@ -1,5 +1,6 @@
 // The page: one connection, the state it keeps (seat token, table, view, log, last event
-// seen), and which screen shows. Every frame of docs/protocol.md is handled here.
+// seen), and which screen shows. Every frame of docs/protocol.md is handled here; what a
+// game's table screen does is its module's (games.js, keyed by table.game).
 import { $, clear, el, show } from "./dom.js";
 import { LANGUAGES, initialLanguage, onLanguageChange, setLanguage, t } from "./i18n.js";
 import { Net } from "./net.js";
@@ -7,7 +8,7 @@ import { load, save } from "./store.js";
 import { syncServerTime } from "./clock.js";
 import { Home, invitedCode, normalizeCode } from "./home.js";
 import { TableScreen } from "./tablescreen.js";
-import { Game } from "./game.js";
+import { GAMES, GAME_SCREENS, gameModule } from "./games.js";
 import { initDialogs } from "./dialogs.js";
 import { setAttention } from "./attention.js";
 import { errorText } from "./errors.js";
@@ -35,7 +36,14 @@ let afterWelcome = null;
 let net;
 let home;
 let tableScreen;
-let game;
+const controllers = {}; // game id → its table screen's controller (games.js)
+
+/** The controller of the current table's game (null without a table, or for a game this
+ *  client cannot play). */
+function controller() {
+  const module = app.table ? gameModule(app.table.game) : null;
+  return module ? controllers[module.id] : null;
+}
 
 /**
  * Send a request with a fresh id; ``onReply`` gets the answer with that id (or an error).
@@ -60,15 +68,17 @@ function toast(text) {
 }
 
 // Where the keyboard lands when a screen appears (if focus was on the screen that went away).
-const FIRST_FOCUS = { home: "#home-name", table: "#copy-code", game: "#board .cell.cursor" };
+const FIRST_FOCUS = { home: "#home-name", table: "#copy-code" };
+for (const module of Object.values(GAMES)) FIRST_FOCUS[module.screen] = module.firstFocus;
+const SCREENS = ["loading", "home", "table", ...GAME_SCREENS];
 
 function showScreen(name) {
   if (app.screen === name) return;
   const first = app.screen === "loading";
   app.screen = name;
-  for (const screen of ["loading", "home", "table", "game"]) show($(`#screen-${screen}`), screen === name);
+  for (const screen of SCREENS) show($(`#screen-${screen}`), screen === name);
   document.body.dataset.screen = name;
-  if (name !== "game") setAttention(false);
+  if (!GAME_SCREENS.includes(name)) setAttention(false);
   requestAnimationFrame(() => {
     const active = document.activeElement;
     const lost = !active || active === document.body || active.closest("[hidden]");
@@ -82,7 +92,7 @@ function showScreen(name) {
 function render() {
   if (app.screen === "home") home.render();
   else if (app.screen === "table") tableScreen.render();
-  else if (app.screen === "game") game.render();
+  else if (GAME_SCREENS.includes(app.screen)) controller()?.render();
 }
 
 /** What belonged to the previous table: its game, its log, its rematch offer. */
@@ -92,7 +102,7 @@ function resetTable() {
   app.log = [];
   app.seq = -1;
   app.rematch = null;
-  game.reset();
+  for (const each of Object.values(controllers)) each.reset();
 }
 
 function setAway(away) {
@@ -113,6 +123,7 @@ function forgetSeat() {
  * serves the home page, which offers the way back.
  */
 function leaveGame() {
+  save("away-game", app.table?.game ?? "lexio"); // home says what being away means for it
   setAway(true);
   resetTable();
   showScreen("loading");
@@ -180,7 +191,7 @@ function onFrame(frame) {
       syncServerTime(frame.server_time);
       app.games = frame.games || {};
       hideBanner();
-      game.reconnected();
+      for (const each of Object.values(controllers)) each.reconnected();
       handlers.clear();
       if (!app.token || app.away) {
         if (afterWelcome) {
@@ -228,6 +239,7 @@ function onFrame(frame) {
     case "ack":
     case "refused":
     case "preview":
+    case "invitation":
       handler?.(frame);
       break;
     case "left":
@@ -286,8 +298,15 @@ function onTable(frame) {
 
 function enterGame() {
   if (!app.table) return;
-  showScreen("game");
-  game.update();
+  const module = gameModule(app.table.game);
+  if (!module) {
+    // A game this page cannot show (a newer site): say so rather than draw it as another.
+    goHome();
+    toast(t("error.unknown_game"));
+    return;
+  }
+  showScreen(module.screen);
+  controllers[module.id].update();
 }
 
 function onError(frame, handler) {
@@ -397,7 +416,7 @@ async function start() {
   const ctx = { app, request, errorText, joinNewTable, goHome, toast, leaveGame, comeBack };
   home = new Home(ctx);
   tableScreen = new TableScreen(ctx);
-  game = new Game(ctx);
+  for (const module of Object.values(GAMES)) controllers[module.id] = new module.Controller(ctx);
   net = new Net({ hello, onFrame, onStatus });
   net.connect();
 }

@@ -4,6 +4,7 @@ import { $, clear, el, show } from "./dom.js";
 import { t, tNodes } from "./i18n.js";
 import { bdi } from "./panels.js";
 import { announce } from "./announce.js";
+import { gameModule } from "./games.js";
 
 export function shareLink(code) {
   return `${location.origin}/?join=${encodeURIComponent(code)}`;
@@ -68,6 +69,16 @@ export class TableScreen {
     for (const name of left) announce(tNodes("say.left_table", { name: bdi(name) }));
   }
 
+  /** A game with table options (al-Mishqaq): its name, and the options everyone agreed to. */
+  renderGame(table) {
+    const module = gameModule(table.game);
+    const withOptions = Boolean(module?.renderOptions);
+    show($("#table-game"), withOptions);
+    if (!withOptions) return;
+    $("#table-game-name").textContent = t(`games.${module.id}.name`);
+    module.renderOptions($("#table-options"), table.options, { names: table.seats.map((seat) => seat.name) });
+  }
+
   async copy(what, text, input) {
     const ok = await copy(text, input);
     this.copied = ok ? what : null;
@@ -84,6 +95,7 @@ export class TableScreen {
     this.hearSeats(table);
     $("#table-code-text").value = table.code;
     $("#share-link").value = shareLink(table.code);
+    this.renderGame(table);
     const list = clear($("#seat-list"));
     table.seats.forEach((seat, index) => {
       const item = el("li", { class: `seat ${seat.connected ? "online" : "offline"}`, data: { seat: String(index) } }, [

@@ -1,0 +1,446 @@
+// al-Mishqaq's table screen drawn from its controller (mishqaq-game.js): the board, the rack,
+// both chess clocks (M28), whose turn, the reserve (M24), the meaning pause (M30), messages,
+// the log (M37) and the end (M33–M35) with both racks revealed (M12).
+import { $, clear, el, show } from "./dom.js";
+import { currentLanguage, t, tNodes } from "./i18n.js";
+import { formatSeconds, reserveNow } from "./clock.js";
+import { formatWait } from "./errors.js";
+import { setAttention } from "./attention.js";
+import { bdi, num } from "./panels.js";
+import { load, save } from "./store.js";
+import { MishqaqBoard, tileWords } from "./mishqaq-board.js";
+import { RED, SIDES, indexOf, tileNode } from "./mishqaq-tiles.js";
+import {
+  causeNode,
+  lastPlacement,
+  rackNode,
+  renderLog,
+  seatOfSide,
+  sideName,
+  winnerNode,
+  wordNode,
+} from "./mishqaq-panels.js";
+
+/** Seconds left on the player's own clock when what is said is said at once. */
+export const URGENT = 10;
+/** The running clock turns red in its last minute. */
+const LAST_MINUTE = 60;
+/** Cell sizes of a board wider than the screen (a phone): at least 24 px (WCAG 2.5.8). */
+const ZOOMS = [24, 30, 38];
+
+export class MishqaqView {
+  constructor(game) {
+    this.game = game;
+    this.board = new MishqaqBoard($("#mq-board"));
+    $("#mq-rack").dataset.drop = "rack";
+    const saved = Number(load("mishqaq-zoom"));
+    this.zoom = Number.isInteger(saved) && saved >= 0 && saved < ZOOMS.length ? saved : 1;
+    $("#mq-zoom-in").addEventListener("click", () => this.setZoom(this.zoom + 1));
+    $("#mq-zoom-out").addEventListener("click", () => this.setZoom(this.zoom - 1));
+    this.setZoom(this.zoom);
+    this.reset();
+  }
+
+  /** Forget what was drawn (a new table, or, ``all`` false, a new language). */
+  reset(all = true) {
+    this.logKey = "";
+    this.endKey = "";
+    this.clocksKey = "";
+    this.pauseKey = "";
+    this.turnText = "";
+    this.messageKey = null;
+    if (all) {
+      this.centred = false;
+      this.wasPaused = undefined;
+    }
+  }
+
+  setZoom(level) {
+    this.zoom = Math.max(0, Math.min(ZOOMS.length - 1, level));
+    save("mishqaq-zoom", String(this.zoom));
+    const board = $("#mq-board");
+    for (let i = 0; i < ZOOMS.length; i += 1) board.classList.toggle(`zoom-${i}`, i === this.zoom);
+    $("#mq-zoom-in").disabled = this.zoom === ZOOMS.length - 1;
+    $("#mq-zoom-out").disabled = this.zoom === 0;
+    const cursor = this.game?.cursor;
+    if (cursor) this.board.cell(cursor.row, cursor.col)?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+
+  /** A refusal reason in words a player understands (M24 for unknown words). */
+  reasonText(reason) {
+    const key = `mq.reason.${reason}`;
+    const text = t(key);
+    return text === key ? t("reason.unspecified") : text;
+  }
+
+  /** "29 min 59 s" (a reader's words for "29:59"). */
+  timeWords(seconds) {
+    const whole = Math.ceil(seconds);
+    return whole > 0 ? formatWait(whole) : t("wait.seconds", { seconds: 0 });
+  }
+
+  render() {
+    const g = this.game;
+    if (!g.view) return;
+    $("#screen-mishqaq").dataset.side = g.side;
+    this.renderBoard();
+    this.renderRack();
+    this.renderClocks();
+    this.renderLog();
+    this.renderStatus();
+    this.renderPause();
+    this.renderMessage();
+    this.renderEnd();
+    this.renderButtons();
+    this.renderAttention();
+    this.tick();
+    this.centre();
+  }
+
+  /** The first time a table shows: its own red square in sight (a phone shows part of the board). */
+  centre() {
+    if (this.centred || $("#screen-mishqaq").hidden) return;
+    this.centred = true;
+    const [row, col] = RED[this.game.side];
+    const wrap = $("#mq-board-wrap");
+    const cell = this.board.cell(row, col);
+    if (!wrap || !cell || wrap.scrollWidth <= wrap.clientWidth) return;
+    const box = wrap.getBoundingClientRect();
+    const at = cell.getBoundingClientRect();
+    wrap.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
+    wrap.scrollTop += at.top + at.height / 2 - (box.top + box.height / 2);
+  }
+
+  renderBoard() {
+    const g = this.game;
+    const view = g.view;
+    if (!view) return;
+    const pending = new Map(g.pending.map((p) => [indexOf(p.row, p.col), p]));
+    const last = new Set();
+    const entry = lastPlacement(g.app.log);
+    for (const tile of entry?.tiles ?? []) last.add(indexOf(tile.row, tile.col));
+    // The cursor stays after the end: the final position can still be read cell by cell.
+    this.board.render({ board: view.board, pending, cursor: g.cursor, last, lang: currentLanguage() });
+  }
+
+  renderRack() {
+    const g = this.game;
+    const root = $("#mq-rack");
+    const focused = document.activeElement?.closest?.("#mq-rack .rack-tile")?.dataset.tile;
+    clear(root);
+    for (const item of g.rackTiles()) {
+      const button = el("button", {
+        class: "rack-tile mq-rack-tile",
+        attrs: { type: "button", "aria-pressed": item.id === g.selected ? "true" : "false", "aria-label": tileWords(item) },
+        data: { tile: String(item.id), code: item.code, drag: "rack", drop: "rack" },
+      });
+      button.append(tileNode(item));
+      root.append(button);
+    }
+    if (focused) root.querySelector(`[data-tile="${focused}"]`)?.focus();
+    $("#mq-rack-empty").hidden = g.rackTiles().length > 0 || g.over;
+  }
+
+  /** Both clocks, always in sight, Latin on the left and Arabic on the right as on the board. */
+  renderClocks() {
+    const g = this.game;
+    const view = g.view;
+    const table = g.table;
+    const key = JSON.stringify([
+      currentLanguage(),
+      table?.seats,
+      view.turn,
+      g.over,
+      g.paused,
+      view.latin_rack_count,
+      view.arabic_rack_count,
+      view.latin_bag_count,
+      view.arabic_bag_count,
+      view.latin_pauses_left,
+      view.arabic_pauses_left,
+    ]);
+    if (key === this.clocksKey) return;
+    this.clocksKey = key;
+    const root = clear($("#mq-clocks"));
+    for (const side of SIDES) {
+      const seat = table?.seats?.[seatOfSide(table, side)];
+      const mine = side === g.side;
+      const running = !g.over && !g.paused && view.turn === side;
+      const card = el("section", {
+        class: ["mq-clock", side, mine ? "me" : "", running ? "running" : "", seat?.connected === false ? "offline" : "online"].join(" ").trim(),
+        attrs: { "aria-labelledby": `mq-clock-${side}-name` },
+        data: { side },
+      });
+      const name = el("h2", { class: "mq-clock-name", attrs: { id: `mq-clock-${side}-name` } }, [
+        el("span", { class: "conn-dot", attrs: { "aria-hidden": "true" } }),
+        bdi(sideName(table, side)),
+      ]);
+      const badges = el("span", { class: "mq-clock-badges" }, [el("span", { class: "badge side-badge", text: t(`mq.side.${side}`) })]);
+      if (mine) badges.append(el("span", { class: "badge", text: t("game.you") }));
+      if (seat && !seat.connected) badges.append(el("span", { class: "badge offline-badge", text: t("seat.disconnected") }));
+      const time = el("p", { class: "mq-clock-time" }, [
+        el("span", { class: "mq-time", attrs: { dir: "ltr", "aria-hidden": "true" } }),
+        el("span", { class: "mq-time-words visually-hidden" }),
+        el("span", { class: "visually-hidden", text: t(running ? "mq.clock.running" : "mq.clock.stopped") }),
+      ]);
+      const meta = el("p", { class: "mq-clock-meta" }, [
+        el("span", { text: t("tiles", { count: view[`${side}_rack_count`] }) }),
+        el("span", { text: t("mq.bag", { count: view[`${side}_bag_count`] }) }),
+        el("span", { text: t("mq.pauses_left", { count: view[`${side}_pauses_left`] }) }),
+      ]);
+      card.append(name, badges, time, meta);
+      root.append(card);
+    }
+  }
+
+  renderLog() {
+    const g = this.game;
+    const key = `${currentLanguage()}|${g.app.log.length}|${JSON.stringify(g.table?.seats?.map((s) => s.name))}`;
+    if (key === this.logKey) return;
+    this.logKey = key;
+    renderLog($("#mq-log"), g.app.log, g.table);
+  }
+
+  renderStatus() {
+    const g = this.game;
+    const view = g.view;
+    const status = $("#mq-turn");
+    let text;
+    if (g.over) text = t("end.title");
+    else if (g.paused) text = t("mq.status.paused", { name: sideName(g.table, view.pause.by) });
+    else if (g.myTurn) text = t("game.your_turn");
+    else text = t("game.turn_of", { name: sideName(g.table, view.turn) });
+    if (text !== this.turnText) {
+      this.turnText = text;
+      status.textContent = text;
+    }
+    status.classList.toggle("mine", g.myTurn && !g.paused);
+  }
+
+  /** M30: both clocks stopped, the last accepted move's words as the dictionary spells them. */
+  renderPause() {
+    const g = this.game;
+    const panel = $("#mq-pause-panel");
+    if (!g.paused) {
+      show(panel, false);
+      this.pauseKey = "";
+      return;
+    }
+    const view = g.view;
+    const key = `${currentLanguage()}|${view.pause.by}|${view.pause.until}|${g.app.log.length}|${g.side}`;
+    if (key === this.pauseKey) return;
+    this.pauseKey = key;
+    clear(panel);
+    show(panel, true);
+    const by = bdi(sideName(g.table, view.pause.by));
+    panel.append(
+      el("h2", { attrs: { id: "mq-pause-title" }, text: t("mq.pause.title") }),
+      el("p", {}, [tNodes("mq.pause.stopped", { name: by }), " ", el("strong", { class: "mq-pause-left", attrs: { dir: "ltr" } })]),
+    );
+    // The words of the last accepted placement before the pause, with their spellings.
+    const pauseAt = g.app.log.findLastIndex((entry) => entry.kind === "pause");
+    const entry = lastPlacement(g.app.log, pauseAt < 0 ? g.app.log.length : pauseAt);
+    if (!entry) {
+      panel.append(el("p", { class: "muted", text: t("mq.pause.no_words") }));
+    } else {
+      panel.append(el("p", {}, [tNodes("mq.pause.words", { name: bdi(sideName(g.table, entry.side)) })]));
+      const list = el("ul", { class: "mq-spellings" });
+      const latin = g.table?.options?.latin;
+      for (const word of entry.words) {
+        const spellings = el("span", { class: "mq-spelling-list" });
+        (word.spellings?.length ? word.spellings : [word.word]).forEach((spelling, i) => {
+          if (i > 0) spellings.append(t("log.separator"));
+          spellings.append(wordNode(spelling, word.script || entry.side, latin));
+        });
+        list.append(
+          el("li", {}, [
+            wordNode(word.word, word.script || entry.side, latin),
+            " ",
+            el("span", { class: "muted" }, [tNodes("mq.pause.spellings", { spellings })]),
+          ]),
+        );
+      }
+      panel.append(list);
+    }
+    if (g.pausedByMe) {
+      panel.append(
+        el("div", { class: "actions" }, [
+          el("button", { class: "primary", text: t("mq.resume"), attrs: { type: "button", id: "mq-resume" } }),
+        ]),
+      );
+    } else {
+      panel.append(el("p", { class: "muted" }, [tNodes("mq.pause.only_caller", { name: bdi(sideName(g.table, view.pause.by)) })]));
+    }
+  }
+
+  renderMessage() {
+    const g = this.game;
+    const box = $("#mq-message");
+    const message = g.message;
+    // An alert: drawn again only when it changes (or it would be said again at each render).
+    const hint = !message && g.pending.length > 0 && !g.myTurn && !g.over;
+    if (message ? this.messageKey === message : this.messageKey === hint) return;
+    this.messageKey = message || hint;
+    clear(box);
+    box.className = "message";
+    if (!message) {
+      if (hint) box.append(el("p", { class: "muted", text: t("game.prepare_hint") }));
+      return;
+    }
+    box.classList.add(`message-${message.kind}`);
+    for (const line of message.lines()) box.append(el("p", {}, [line]));
+  }
+
+  renderButtons() {
+    const g = this.game;
+    const view = g.view;
+    const playing = Boolean(view) && !g.over;
+    const acting = Boolean(g.acting);
+    const blocked = !g.myTurn || g.paused || acting;
+    $("#mq-validate").disabled = blocked || !g.pending.length;
+    $("#mq-pass").disabled = blocked;
+    $("#mq-recall").disabled = !g.pending.length;
+    $("#mq-shuffle").disabled = g.rackTiles().length < 2;
+    const pause = $("#mq-pause");
+    const left = view?.[`${g.side}_pauses_left`] ?? 0;
+    pause.textContent = g.pausedByMe ? t("mq.resume") : t("mq.pause.button", { count: left });
+    pause.disabled = !playing || acting || (g.paused && !g.pausedByMe) || (!g.paused && left <= 0);
+    $("#mq-resign").disabled = !playing;
+    show($("#mq-play"), playing);
+    show($("#mq-top-actions"), playing);
+    show($("#mq-leave-box"), playing);
+    $("#mq-validate").classList.toggle("busy", acting);
+  }
+
+  renderEnd() {
+    const g = this.game;
+    const panel = $("#mq-end");
+    if (!g.over) {
+      show(panel, false);
+      this.endKey = "";
+      return;
+    }
+    const view = g.view;
+    const table = g.table;
+    const rematch = g.app.rematch;
+    const key = `${currentLanguage()}|${g.app.seq}|${rematch?.code ?? ""}|${table?.seats?.length}`;
+    if (key === this.endKey) return;
+    const first = this.endKey === "";
+    this.endKey = key;
+    show(panel, true);
+    const body = clear($("#mq-end-body"));
+    const ending = view.ending;
+    body.append(
+      el("h2", { text: t("end.title"), attrs: { tabindex: "-1" } }),
+      el("p", { class: "end-cause" }, [causeNode(table, ending)]),
+      el("p", { class: "end-winners" }, [winnerNode(table, ending)]),
+    );
+    const grid = el("table", { class: "end-table mq-end-table" });
+    grid.append(
+      el("thead", {}, [
+        el("tr", {}, ["end.col.player", "mq.end.col.side", "mq.end.col.time"].map((k) => el("th", { text: t(k), attrs: { scope: "col" } }))),
+      ]),
+    );
+    const rows = el("tbody");
+    for (const side of SIDES) {
+      const won = ending.winner === side;
+      const bank = Math.max(0, Math.ceil(view[`${side}_bank`]));
+      rows.append(
+        el("tr", { class: won ? "winner" : "", data: { side } }, [
+          el("th", { attrs: { scope: "row" } }, [bdi(sideName(table, side))]),
+          el("td", { text: t(`mq.side.${side}`) }),
+          el("td", {}, [el("span", { attrs: { "aria-hidden": "true" } }, [num(formatSeconds(bank))]), el("span", { class: "visually-hidden", text: this.timeWords(bank) })]),
+        ]),
+        el("tr", { class: "end-rack-row", data: { side } }, [
+          el("td", { attrs: { colspan: "3" } }, [el("span", { class: "end-rack-label", text: t("end.col.rack") }), rackNode(ending[`${side}_rack`])]),
+        ]),
+      );
+    }
+    grid.append(rows);
+    body.append(el("div", { class: "table-scroll", attrs: { tabindex: "0", role: "region", "aria-label": t("end.title") } }, [grid]));
+    const actions = el("div", { class: "actions" });
+    const host = table?.seats?.[0]?.name ?? "";
+    if (table?.you === 0) {
+      actions.append(
+        el("button", {
+          class: "primary",
+          text: t("end.rematch"),
+          attrs: { type: "button", id: "mq-rematch" },
+          on: {
+            click: () =>
+              g.ctx.request({ type: "rematch" }, (frame) => {
+                if (frame.type === "error") g.ctx.toast(g.ctx.errorText(frame));
+              }),
+          },
+        }),
+      );
+    } else if (rematch) {
+      body.append(el("p", { class: "end-offer" }, [tNodes("end.rematch_offer", { host: bdi(rematch.host || host) })]));
+      actions.append(
+        el("button", {
+          class: "primary",
+          text: t("end.join_new"),
+          attrs: { type: "button", id: "mq-join-new" },
+          on: { click: () => g.ctx.joinNewTable(rematch.code) },
+        }),
+      );
+    } else {
+      body.append(el("p", { class: "muted end-offer" }, [tNodes("end.wait_host", { host: bdi(host) })]));
+    }
+    actions.append(el("button", { text: t("end.home"), attrs: { type: "button", id: "mq-home" }, on: { click: () => g.ctx.goHome() } }));
+    body.append(actions);
+    if (first) body.querySelector("h2")?.focus();
+  }
+
+  renderAttention() {
+    const g = this.game;
+    if (!g.view) return;
+    setAttention(g.myTurn && !g.paused && document.hidden);
+  }
+
+  /** Four times a second: both clocks (the mover's counts down), the pause, the reserve. */
+  tick() {
+    const g = this.game;
+    const view = g.view;
+    if (!view || $("#screen-mishqaq").hidden) return;
+    if (this.wasPaused !== g.paused) {
+      // A pause that ran out by itself (M30: no frame says so; the next action's log will):
+      // the mover's clock runs again, and the player is told.
+      const ranOut = this.wasPaused === true && !g.paused && Boolean(view.pause) && !g.over;
+      this.wasPaused = g.paused;
+      if (ranOut) g.pauseRanOut(view.pause);
+      this.clocksKey = "";
+      this.renderClocks();
+      this.renderStatus();
+      this.renderPause();
+      this.renderButtons();
+    }
+    for (const side of SIDES) {
+      const card = $(`#mq-clocks .mq-clock[data-side="${side}"]`);
+      if (!card) continue;
+      const left = g.bank(side);
+      const text = formatSeconds(Math.ceil(left));
+      const time = $(".mq-time", card);
+      if (time.textContent !== text) {
+        time.textContent = text;
+        $(".mq-time-words", card).textContent = this.timeWords(left);
+      }
+      const running = !g.over && !g.paused && view.turn === side;
+      card.classList.toggle("urgent", running && left <= LAST_MINUTE);
+      if (side === g.side) g.clockTick(left);
+    }
+    const left = $("#mq-pause-panel .mq-pause-left");
+    if (left) {
+      const text = formatSeconds(Math.ceil(g.pauseLeft()));
+      if (left.textContent !== text) left.textContent = text;
+    }
+    const box = $("#mq-reserve");
+    const reserve = g.reserve && reserveNow(g.reserve);
+    const visible = Boolean(reserve) && !g.over && reserve.tries < g.reserve.max;
+    show(box, visible);
+    if (visible) {
+      const text = `${t("mq.reserve", { tries: reserve.tries, max: g.reserve.max })} · ${t("game.reserve_next", { seconds: reserve.nextIn })}`;
+      if (box.textContent !== text) box.textContent = text;
+    }
+  }
+}
