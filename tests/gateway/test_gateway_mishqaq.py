@@ -37,6 +37,7 @@ from mishqaq_play import (
     to_move,
     word_list,
 )
+from prometheus_client import REGISTRY
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio_client import GatewayClient
@@ -93,7 +94,10 @@ def test_resigning_when_it_is_not_your_turn(
     """M31: at any moment, also out of turn; the opponent wins at once."""
     gateway = _gateway(gateway_factory, two_games_lobby)
 
+    ended = {"game": "mishqaq", "cause": "resign"}
+
     async def scenario() -> None:
+        before = REGISTRY.get_sample_value("lexio_gateway_games_ended_total", ended) or 0
         async with mishqaq_table(gateway.url) as clients:
             waiting = not_to_move(clients)
             mover = to_move(clients)
@@ -103,6 +107,9 @@ def test_resigning_when_it_is_not_your_turn(
             await mover.wait_view(waiting.seq)
             ending = mover.view["ending"]
             assert (ending["cause"], ending["winner"]) == ("resign", side(mover))
+            # Operators see it by game and cause (docs/operations.md).
+            after = REGISTRY.get_sample_value("lexio_gateway_games_ended_total", ended)
+            assert after == before + 1
             with server_error("game_over"):
                 await mover.act(PASS)
 

@@ -133,6 +133,16 @@ def test_the_dashboard_covers_what_operators_watch() -> None:
         assert metric in everything, metric
     for quantile in ("0.5", "0.95", "0.99"):
         assert f"histogram_quantile({quantile}" in everything
+    # Issue 16: al-Mishqaq has its row (moves, refusals, how games end, their length).
+    mishqaq = [p for p in dashboard["panels"] if p["title"].startswith("al-Mishqaq")]
+    assert [p["type"] for p in mishqaq][:1] == ["row"] and len(mishqaq) == 5
+    row = json.dumps(mishqaq)
+    for metric in (
+        "lexio_gateway_games_ended_total",
+        "lexio_gateway_game_events_bucket",
+        "lexio_gateway_clock_events_total",
+    ):
+        assert metric in row and 'game=\\"mishqaq\\"' in row, metric
     ids = [panel["id"] for panel in dashboard["panels"]]
     assert len(ids) == len(set(ids))
 

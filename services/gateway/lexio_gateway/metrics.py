@@ -62,3 +62,15 @@ BUS_LAST_NOTICE_AGE: Final = Gauge(
     "lexio_gateway_bus_last_notice_age_seconds",
     "Seconds since the bus last delivered a message (every replica publishes one every 2 s).",
 )
+GAMES_ENDED: Final = Counter(
+    "lexio_gateway_games_ended_total",
+    "Games that ended, by game and the game's cause (lexio: rack_emptied, no_placement; "
+    "mishqaq: try, flag, resign, dead_position).",
+    ["game", "cause"],
+)
+GAME_EVENTS: Final = Histogram(
+    "lexio_gateway_game_events",
+    "Public log entries of a game when it ended: its length in moves, passes and the like.",
+    ["game"],
+    buckets=(5, 10, 20, 30, 40, 60, 80, 120, 200),
+)

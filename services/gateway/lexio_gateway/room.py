@@ -28,7 +28,13 @@ from lexio_gateway.games import (
     Step,
 )
 from lexio_gateway.lobby_client import LobbyError, LobbyTable
-from lexio_gateway.metrics import ACTIVE_TABLES, CLOCK_EVENTS, REFUSALS
+from lexio_gateway.metrics import (
+    ACTIVE_TABLES,
+    CLOCK_EVENTS,
+    GAME_EVENTS,
+    GAMES_ENDED,
+    REFUSALS,
+)
 from lexio_gateway.presence import Presence
 from lexio_gateway.protocol import ProtocolError
 from lexio_gateway.records import (
@@ -238,7 +244,13 @@ class TableRoom:
         self.record = after
         if after.status is TableStatus.OVER and before.status is TableStatus.STARTED:
             ACTIVE_TABLES.dec()
-            log.info("game over", extra={"table_id": self.table_id, "events": after.seq})
+            cause = (step.end_cause if step is not None else None) or "unknown"
+            GAMES_ENDED.labels(game=after.game, cause=cause).inc()
+            GAME_EVENTS.labels(game=after.game).observe(after.seq)
+            log.info(
+                "game over",
+                extra={"table_id": self.table_id, "events": after.seq, "cause": cause},
+            )
             self._services.lifecycle.spawn(self._close_in_lobby(after.players[0].player_id))
 
     async def _close_in_lobby(self, host_id: str) -> None:

@@ -75,6 +75,8 @@ class Step:
     """The public log entries this step added, in order (each becomes one ``event``)."""
     refusal: dict[str, Any] | None = None
     """A refusal's ``refused`` frame fields (reason, words, …), for the actor only."""
+    end_cause: str | None = None
+    """When this step ended the game: the game's name for why (a metric's bounded label)."""
 
 
 class GameAdapter(Protocol):

@@ -145,6 +145,7 @@ class LexioAdapter:
             views=views,
             events=[to_json(reply.event)] if reply.HasField("event") else [],
             refusal=refusal,
+            end_cause=views[0]["ending"]["cause"] if first.HasField("ending") else None,
         )
 
     async def start(self, seats: int, options: Options, seed: int, now: float) -> Step:

@@ -202,6 +202,7 @@ class MishqaqAdapter:
             views=views,
             events=[_json(e) for e in reply.events],
             refusal=refusal,
+            end_cause=views[0]["ending"]["cause"] if views[0]["ending"] else None,
         )
 
     async def start(self, seats: int, options: Options, seed: int, now: float) -> Step:
