@@ -206,10 +206,12 @@ class Stack:
             **redis_env,
         )  # fmt: skip
         _wait_grpc(lobby, "lexio.lobby.v1.Lobby")
-        gateway_port = free_port()
+        gateway_port, gateway_metrics = free_port(), free_port()
         gateway = self._spawn(
-            "gateway", "lexio-gateway", gateway_port, gateway_port,
+            "gateway", "lexio-gateway", gateway_port, gateway_metrics,
             LEXIO_GATEWAY_PORT=str(gateway_port),
+            # Its /metrics has a port of its own (the public one answers 404).
+            LEXIO_GATEWAY_METRICS_PORT=str(gateway_metrics),
             LEXIO_ENGINE_ADDRESS=engine.address,
             LEXIO_LOBBY_ADDRESS=lobby.address,
             LEXIO_GATEWAY_DB=str(self.directory / "gateway.sqlite3"),
