@@ -6,7 +6,6 @@ channels, so no async test plugin is needed.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from lexio_testing import (
     LoopThread,
     RedisServer,
     free_port,
+    site_games,
     start_gateway,
 )
 
@@ -26,8 +26,7 @@ from lexio_common.grpc_service import RunningServer
 from lexio_engine.server import EngineConfig, RunningEngine, start_engine
 from lexio_gateway.config import GameEndpoint, GatewayConfig
 from lexio_lexicon.server import LexiconConfig, start
-from lexio_lobby.games import GameSpec
-from lexio_lobby.server import DEFAULT_GAMES, LobbyConfig, RunningLobby, start_lobby
+from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
 
 @pytest.fixture(scope="session")
@@ -74,19 +73,12 @@ def lobby_server(
     loop_thread: LoopThread, engine_server: RunningEngine, tmp_path: Path
 ) -> Iterator[RunningLobby]:
     """The real lobby service on a fresh SQLite file, with Lexio ready through the engine."""
-    lexio = GameSpec(
-        name="lexio",
-        min_seats=2,
-        max_seats=4,
-        health_address=f"127.0.0.1:{engine_server.port}",
-        health_service="lexio.engine.v1.Engine",
-    )
     config = LobbyConfig(
         host="127.0.0.1",
         port=0,
         metrics_port=-1,
         db_path=tmp_path / "lobby.sqlite3",
-        games=(lexio,),
+        games=site_games(f"127.0.0.1:{engine_server.port}"),
         readiness_cache=0.0,
     )
     lobby = loop_thread.run(start_lobby(config))
@@ -100,8 +92,7 @@ def two_games_lobby(
 ) -> Iterator[RunningLobby]:
     """The real lobby with the site's two games registered as in production (the lobby's
     defaults: al-Mishqaq with its table options), both ready through the real engine."""
-    address = f"127.0.0.1:{engine_server.port}"
-    games = tuple(dataclasses.replace(g, health_address=address) for g in DEFAULT_GAMES)
+    games = site_games(f"127.0.0.1:{engine_server.port}", names=("lexio", "mishqaq"))
     config = LobbyConfig(
         host="127.0.0.1",
         port=0,

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 from gateway_play import server_error
-from lexio_testing import GatewayFactory, LoopThread, RedisServer
+from lexio_testing import GatewayFactory, LoopThread, RedisServer, site_games
 
 from lexio_client import GatewayClient
 from lexio_engine.server import RunningEngine
 from lexio_gateway.lobby_client import BROWSER_CODES
-from lexio_lobby.games import GameSpec
 from lexio_lobby.model import Reason as LobbyReason
 from lexio_lobby.server import LobbyConfig, start_lobby
 from lexio_rules import Reason as LexioReason
@@ -98,19 +97,12 @@ def test_creating_and_joining_while_the_lobbys_redis_is_down_is_unavailable(
 ) -> None:
     """The lobby says ``store_unavailable``; the browser hears ``unavailable`` (documented,
     translated): nothing changed, try again."""
-    lexio = GameSpec(
-        name="lexio",
-        min_seats=2,
-        max_seats=4,
-        health_address=f"127.0.0.1:{engine_server.port}",
-        health_service="lexio.engine.v1.Engine",
-    )
     config = LobbyConfig(
         host="127.0.0.1",
         port=0,
         metrics_port=-1,
         db_path=tmp_path / "unused.sqlite3",
-        games=(lexio,),
+        games=site_games(f"127.0.0.1:{engine_server.port}"),
         redis_url=redis_server.url,
     )
     lobby = loop_thread.run(start_lobby(config))

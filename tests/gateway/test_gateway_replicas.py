@@ -26,12 +26,12 @@ from lexio_testing import (
     RedisServer,
     environment_without_lexio,
     free_port,
+    site_games,
 )
 
 from lexio_client import GatewayClient, ServerError
 from lexio_engine.server import RunningEngine
 from lexio_gateway.records import SeatToken
-from lexio_lobby.games import GameSpec
 from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
 ON_REDIS = pytest.mark.parametrize("gateway_backend", ["redis"])
@@ -279,13 +279,6 @@ def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
     tmp_path: Path,
 ) -> None:
     """Each gateway talks to its own lobby replica; tables, codes and seats are shared."""
-    lexio = GameSpec(
-        name="lexio",
-        min_seats=2,
-        max_seats=4,
-        health_address=f"127.0.0.1:{engine_server.port}",
-        health_service="lexio.engine.v1.Engine",
-    )
     lobbies = [
         loop_thread.run(
             start_lobby(
@@ -294,7 +287,7 @@ def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
                     port=0,
                     metrics_port=-1,
                     db_path=tmp_path / f"unused-{i}.sqlite3",
-                    games=(lexio,),
+                    games=site_games(f"127.0.0.1:{engine_server.port}"),
                     redis_url=redis_server.url,
                 )
             )

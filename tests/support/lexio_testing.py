@@ -8,6 +8,7 @@ Kept apart from conftest.py so that test modules import it by a stable name.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import subprocess
@@ -27,6 +28,8 @@ from lexio_gateway.app import create_app
 from lexio_gateway.config import GatewayConfig
 from lexio_gateway.hub import TableHub
 from lexio_gateway.state import HUB
+from lexio_lobby.games import GameSpec
+from lexio_lobby.server import DEFAULT_GAMES
 
 T = TypeVar("T")
 
@@ -38,6 +41,7 @@ __all__ = [
     "RedisServer",
     "environment_without_lexio",
     "free_port",
+    "site_games",
     "start_gateway",
 ]
 
@@ -123,3 +127,13 @@ def environment_without_lexio(**settings: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
     env.update(settings)
     return env
+
+
+def site_games(engine_address: str, *, names: tuple[str, ...] = ("lexio",)) -> tuple[GameSpec, ...]:
+    """The lobby's own registrations of the site's games (lexio_lobby.server.DEFAULT_GAMES),
+    ready through the engine at ``engine_address``."""
+    return tuple(
+        dataclasses.replace(game, health_address=engine_address)
+        for game in DEFAULT_GAMES
+        if game.name in names
+    )

@@ -154,12 +154,7 @@ class RedisBus:
             except asyncio.CancelledError:
                 raise
             except Exception as e:
-                if being_cancelled():
-                    raise asyncio.CancelledError from None
-                log.warning(
-                    "bus disconnected",
-                    extra={"error": f"{type(e).__name__}: {e}", "retry_s": delay},
-                )
+                _failed("bus disconnected", e, delay)
             finally:
                 self._set_healthy(False)
                 with contextlib.suppress(Exception):
@@ -178,11 +173,14 @@ class RedisBus:
             except asyncio.CancelledError:
                 raise
             except Exception as e:
-                if being_cancelled():
-                    raise asyncio.CancelledError from None
-                log.warning(
-                    "resync failed",
-                    extra={"error": f"{type(e).__name__}: {e}", "retry_s": delay},
-                )
+                _failed("resync failed", e, delay)
             await asyncio.sleep(delay)
             delay = min(self._retry_max, delay * 2)
+
+
+def _failed(what: str, error: Exception, retry_s: float) -> None:
+    """A failure the bus retries after ``retry_s``: logged; unless the task is being
+    cancelled (redis-py may report a cancelled call as an error), then it is a cancellation."""
+    if being_cancelled():
+        raise asyncio.CancelledError from None
+    log.warning(what, extra={"error": f"{type(error).__name__}: {error}", "retry_s": retry_s})

@@ -57,7 +57,9 @@ def _views(state: GameState, now: float) -> list[pb.SideView]:
     return [codec.view_to_pb(side_view(state, s, now), now, with_log=False) for s in SIDES]
 
 
-def _clock_event(message: pb.StartGameResponse | pb.ActResponse, state: GameState) -> None:
+def _clock_event(
+    message: pb.StartGameResponse | pb.ActResponse | pb.ViewResponse, state: GameState
+) -> None:
     event = next_clock_event(state)
     if event is not None:
         message.next_clock_event = event
@@ -170,7 +172,5 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
             reply = pb.ViewResponse(
                 view=codec.view_to_pb(side_view(state, side, now), now, with_log=request.with_log)
             )
-            event = next_clock_event(state)
-            if event is not None:
-                reply.next_clock_event = event
+            _clock_event(reply, state)
             return reply

@@ -2,7 +2,7 @@
 // the preview (R25), validating, exchanging, passing. Drawing is gameview.js's.
 import { $ } from "./dom.js";
 import { french, isRtl, onLanguageChange, t, tNodes } from "./i18n.js";
-import { shuffle } from "./rack.js";
+import { reorder, shuffle, unplaced } from "./rack.js";
 import { enableDrag } from "./drag.js";
 import { chooseBlankLetter, chooseExchange, confirmDialog } from "./dialogs.js";
 import { BLANK, SIZE, cellName, squareAt } from "./layout.js";
@@ -280,8 +280,7 @@ export class Game {
   // Placing -----------------------------------------------------------------------------
 
   rackTiles() {
-    const placed = new Set(this.pending.map((p) => p.id));
-    return this.tiles.filter((item) => !placed.has(item.id));
+    return unplaced(this.tiles, this.pending);
   }
 
   pendingAt(row, col) {
@@ -490,16 +489,7 @@ export class Game {
 
   /** Move tile ``id`` next to tile ``targetId`` on the rack (after it if ``after``). */
   moveTile(id, targetId, after) {
-    if (id === targetId) return;
-    const item = this.tiles.find((x) => x.id === id);
-    if (!item) return;
-    this.tiles = this.tiles.filter((x) => x.id !== id);
-    if (targetId === null) {
-      this.tiles.push(item);
-    } else {
-      const at = this.tiles.findIndex((x) => x.id === targetId);
-      this.tiles.splice(after ? at + 1 : at, 0, item);
-    }
+    this.tiles = reorder(this.tiles, id, targetId, after);
   }
 
   async drop(source, target, event) {

@@ -4,7 +4,7 @@
 // mishqaq-view.js's; the server judges every move (M25: no preview).
 import { $, clear, el } from "./dom.js";
 import { isRtl, onLanguageChange, t, tNodes } from "./i18n.js";
-import { shuffle } from "./rack.js";
+import { reorder, shuffle, unplaced } from "./rack.js";
 import { enableDrag } from "./drag.js";
 import { confirmDialog, open } from "./dialogs.js";
 import { announce } from "./announce.js";
@@ -362,8 +362,7 @@ export class MishqaqGame {
   // Placing -----------------------------------------------------------------------------
 
   rackTiles() {
-    const placed = new Set(this.pending.map((p) => p.id));
-    return this.tiles.filter((item) => !placed.has(item.id));
+    return unplaced(this.tiles, this.pending);
   }
 
   pendingAt(row, col) {
@@ -625,16 +624,7 @@ export class MishqaqGame {
   }
 
   moveTile(id, targetId, after) {
-    if (id === targetId) return;
-    const item = this.tiles.find((x) => x.id === id);
-    if (!item) return;
-    this.tiles = this.tiles.filter((x) => x.id !== id);
-    if (targetId === null) {
-      this.tiles.push(item);
-    } else {
-      const at = this.tiles.findIndex((x) => x.id === targetId);
-      this.tiles.splice(after ? at + 1 : at, 0, item);
-    }
+    this.tiles = reorder(this.tiles, id, targetId, after);
   }
 
   async drop(source, target, event) {

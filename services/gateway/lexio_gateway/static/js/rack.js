@@ -42,3 +42,24 @@ export function shuffle(items) {
   }
   return items;
 }
+
+/**
+ * ``items`` with the one whose ``id`` is given moved before (or ``after``) the one of
+ * ``targetId``, or to the end when ``targetId`` is null: a rack reordered by drag or keys.
+ */
+export function reorder(items, id, targetId, after) {
+  if (id === targetId) return items;
+  const item = items.find((x) => x.id === id);
+  if (!item) return items;
+  const rest = items.filter((x) => x.id !== id);
+  if (targetId === null) return [...rest, item];
+  const at = rest.findIndex((x) => x.id === targetId);
+  rest.splice(after ? at + 1 : at, 0, item);
+  return rest;
+}
+
+/** The rack's tiles not laid on the board this turn (``pending`` holds what was laid). */
+export function unplaced(items, pending) {
+  const placed = new Set(pending.map((p) => p.id));
+  return items.filter((item) => !placed.has(item.id));
+}
