@@ -8,6 +8,7 @@ import time
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import REGISTRY
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
@@ -164,6 +165,37 @@ def test_bad_input_is_invalid_argument(
     with pytest.raises(grpc.RpcError) as caught:
         stub.Act(pb.ActRequest(state=state, seat=seat, action=action, now=NOW))
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def _calls(rpc: str, action: str, outcome: str) -> float | None:
+    labels = {"game": "lexio", "rpc": rpc, "action": action, "outcome": outcome}
+    return REGISTRY.get_sample_value("lexio_engine_calls_total", labels)
+
+
+def test_calls_are_counted_by_action_and_outcome_from_zero(engine_channel: grpc.Channel) -> None:
+    """Issue 17: every series is there before its first call; a call counts once, by what
+    the game said (its time is the gRPC server's histogram)."""
+    assert _calls("Act", "exchange", "unavailable") is not None
+    before = {
+        key: _calls(*key) or 0.0
+        for key in (
+            ("Act", "pass", "accepted"),
+            ("Act", "none", "invalid"),
+            ("View", "none", "accepted"),
+        )
+    }
+    stub = _stub(engine_channel)
+    state = _started(stub)
+    stub.Act(pb.ActRequest(state=state, seat=0, action=_pass(), now=NOW))
+    with pytest.raises(grpc.RpcError):
+        stub.Act(pb.ActRequest(state=state, seat=9, action=_pass(), now=NOW))
+    after = {key: _calls(*key) for key in before}
+    assert after == {
+        ("Act", "pass", "accepted"): before[("Act", "pass", "accepted")] + 1,
+        ("Act", "none", "invalid"): before[("Act", "none", "invalid")] + 1,
+        ("View", "none", "accepted"): before[("View", "none", "accepted")],
+    }
+    assert REGISTRY.get_sample_value("lexio_engine_evaluation_seconds_count", {}) is None
 
 
 def test_lexicon_unreachable_refuses_to_decide_and_changes_nothing(

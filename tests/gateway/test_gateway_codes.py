@@ -14,6 +14,8 @@ from lexio_testing import GatewayFactory, LoopThread, RedisServer, site_games
 from lexio_client import GatewayClient
 from lexio_engine.server import RunningEngine
 from lexio_gateway.lobby_client import BROWSER_CODES
+from lexio_gateway.metrics import ERRORS
+from lexio_gateway.protocol import ERROR_CODES
 from lexio_lobby.model import Reason as LobbyReason
 from lexio_lobby.server import LobbyConfig, start_lobby
 from lexio_rules import Reason as LexioReason
@@ -75,6 +77,20 @@ def test_every_error_code_the_gateway_sends_is_documented() -> None:
     raised = codes_raised_by_the_gateway()
     assert {"bad_json", "unavailable", "internal", "rate_limited"} <= raised  # the scan works
     assert raised - documented_error_codes() == set()
+
+
+def test_the_error_codes_label_set_is_the_documented_one_and_starts_at_zero() -> None:
+    """``ERROR_CODES`` (the errors counter's series from the start) holds every code the
+    gateway sends or lets through from the lobby, and no other."""
+    assert documented_error_codes() == ERROR_CODES
+    assert codes_raised_by_the_gateway() | BROWSER_CODES <= ERROR_CODES
+    exported = {
+        s.labels["code"]
+        for metric in ERRORS.collect()
+        for s in metric.samples
+        if s.name == "lexio_gateway_errors_total"
+    }
+    assert exported >= ERROR_CODES
 
 
 def test_every_lobby_code_let_through_is_documented_and_the_rest_become_unavailable() -> None:

@@ -109,6 +109,26 @@ def test_a_game_whose_back_end_is_down_is_not_offered(
     assert lobby.create(game="cards").table.state == pb.TABLE_STATE_OPEN
 
 
+def test_each_games_readiness_is_reported_before_anyone_asks(
+    make_lobby: Callable[..., LobbyHarness],
+) -> None:
+    """Issue 17: the gauge has a value from the start (a game without a check is ready, one
+    whose back end is down is not), not only once a table is created."""
+    down = GameSpec("down", 2, 4, f"127.0.0.1:{closed_port()}", GAME_SERVICE)
+    lobby = make_lobby(CARDS, down)
+    deadline = time.monotonic() + 10
+    ready = {}
+    while time.monotonic() < deadline:
+        ready = {
+            game: lobby.registry.get_sample_value("lexio_lobby_game_ready", {"game": game})
+            for game in ("cards", "down")
+        }
+        if None not in ready.values():
+            break
+        time.sleep(0.02)
+    assert ready == {"cards": 1, "down": 0}
+
+
 def test_readiness_follows_the_health_check_with_a_short_cache(
     make_lobby: Callable[..., LobbyHarness],
     game_health: tuple[RunningServer, _CountChecks],

@@ -236,7 +236,7 @@ def test_lookups_are_timed_and_their_refusals_counted_apart_from_joins(
         refusal(lobby.lookup, guess, caller="guesser")
     refusal(lobby.lookup, code, caller="guesser")
     refusal(lobby.lookup, "ABCD")
-    calls = "lexio_lobby_rpc_seconds_count"
+    calls = "lexio_lobby_calls_total"
     assert lobby.sample(calls, method="LookupCode", outcome="ok") == 2
     assert lobby.sample(calls, method="LookupCode", outcome="unknown_code") == JOIN_FAILURES
     assert lobby.sample(calls, method="LookupCode", outcome="rate_limited") == 1

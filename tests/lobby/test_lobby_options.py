@@ -259,7 +259,7 @@ def test_an_invalid_option_is_refused_and_opens_nothing(
     assert refusal(lobby.create, game="mishqaq", options=options) == INVALID_OPTION
     lobby.sweep()
     assert lobby.sample("lexio_lobby_tables", state="open") == 0
-    calls = "lexio_lobby_rpc_seconds_count"
+    calls = "lexio_lobby_calls_total"
     assert lobby.sample(calls, method="CreateTable", outcome="invalid_option") == 1
 
 

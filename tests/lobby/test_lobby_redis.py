@@ -248,7 +248,7 @@ def test_redis_down_fails_calls_cleanly_and_the_lobby_resumes_when_it_returns(
         assert refusal(lobby.close_table, open_id, "p0") == DOWN
         # What needs no store still answers.
         assert len(lobby.stub.ListGames(pb.ListGamesRequest(), timeout=5).games) == 2
-        calls = "lexio_lobby_rpc_seconds_count"
+        calls = "lexio_lobby_calls_total"
         assert lobby.sample(calls, method="CreateTable", outcome="store_unavailable") == 1
         assert lobby.sample(calls, method="JoinTable", outcome="store_unavailable") == 2
         # Readiness follows the store; liveness does not (no restart while Redis is away).

@@ -281,7 +281,21 @@ def test_list_games_reports_limits_and_availability(lobby: LobbyHarness) -> None
     ]
 
 
-def test_metrics_count_refused_joins_by_reason_and_time_every_rpc(lobby: LobbyHarness) -> None:
+def test_every_call_series_is_there_before_the_first_call(lobby: LobbyHarness) -> None:
+    """Issue 17: a rate of refusals reads 0, not nothing, on a lobby nobody has called yet;
+    the calls' latency is the gRPC server's, not a histogram of the lobby's own."""
+    methods = pb.DESCRIPTOR.services_by_name["Lobby"].methods_by_name
+    assert len(methods) >= 8
+    for method in methods:
+        for outcome in ("ok", "table_full", "store_unavailable", "error"):
+            labels = {"method": method, "outcome": outcome}
+            assert lobby.registry.get_sample_value("lexio_lobby_calls_total", labels) == 0
+    kinds = {metric.name: metric.type for metric in lobby.registry.collect()}
+    assert kinds["lexio_lobby_calls"] == "counter"
+    assert "histogram" not in kinds.values()
+
+
+def test_metrics_count_refused_joins_by_reason_and_every_call(lobby: LobbyHarness) -> None:
     _, code = lobby.seated_table(4)
     refusal(lobby.join, code, "p9")
     refusal(lobby.join, "ZZZZZ-ZZZZZ", "p9")
@@ -290,7 +304,7 @@ def test_metrics_count_refused_joins_by_reason_and_time_every_rpc(lobby: LobbyHa
     assert lobby.sample(refused, reason="table_full") == 1
     assert lobby.sample(refused, reason="unknown_code") == 2
     assert lobby.sample(refused, reason="rate_limited") == 0
-    calls = "lexio_lobby_rpc_seconds_count"
+    calls = "lexio_lobby_calls_total"
     assert lobby.sample(calls, method="CreateTable", outcome="ok") == 1
     assert lobby.sample(calls, method="JoinTable", outcome="ok") == 3
     assert lobby.sample(calls, method="JoinTable", outcome="unknown_code") == 2

@@ -164,12 +164,19 @@ class PrometheusServer:
                 self.process.wait(timeout=5)
 
 
+def filled(expr: str) -> str:
+    """A dashboard query with Grafana's variables filled in."""
+    return expr.replace("$__rate_interval", "1m").replace("$namespace", ".*")
+
+
+def dashboard_panels() -> list[Obj]:
+    return list(json.loads(DASHBOARD.read_text())["panels"])
+
+
 def dashboard_expressions() -> list[tuple[str, str]]:
     """(panel title, PromQL) of every dashboard query, Grafana's variables filled in."""
-    dashboard = json.loads(DASHBOARD.read_text())
-    found = []
-    for panel in dashboard["panels"]:
-        for target in panel.get("targets", []):
-            expr = target["expr"].replace("$__rate_interval", "1m").replace("$namespace", ".*")
-            found.append((panel["title"], expr))
-    return found
+    return [
+        (panel["title"], filled(target["expr"]))
+        for panel in dashboard_panels()
+        for target in panel.get("targets", [])
+    ]

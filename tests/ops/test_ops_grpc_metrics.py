@@ -290,6 +290,53 @@ def test_start_grpc_server_wires_metrics_liveness_and_readiness() -> None:
     asyncio.run(scenario())
 
 
+def test_methods_registered_by_name_have_their_series_before_any_call() -> None:
+    """Issue 17: what generated code registers (``add_registered_method_handlers``) is
+    counted at 0 from the start, code OK, so rates read 0 before the first call."""
+
+    async def scenario() -> None:
+        registry = CollectorRegistry()
+
+        def register(server: grpc.aio.Server) -> None:
+            handlers = {
+                "Ok": grpc.unary_unary_rpc_method_handler(_unary_ok, _identity, _identity),
+                "Gen": grpc.unary_stream_rpc_method_handler(_stream_gen, _identity, _identity),
+            }
+            server.add_generic_rpc_handlers(
+                (grpc.method_handlers_generic_handler(SERVICE, handlers),)
+            )
+            server.add_registered_method_handlers(SERVICE, handlers)
+
+        running = await start_grpc_server(
+            host="127.0.0.1",
+            port=0,
+            register=register,
+            service_names=[SERVICE],
+            metrics=GrpcServerMetrics(registry),
+        )
+        try:
+            expected = {
+                ("unary", SERVICE, "Ok"),
+                ("server_stream", SERVICE, "Gen"),
+                ("unary", "grpc.health.v1.Health", "Check"),
+                ("server_stream", "grpc.health.v1.Health", "Watch"),
+            }
+            for grpc_type, service, method in expected:
+                labels = {"grpc_type": grpc_type, "grpc_service": service, "grpc_method": method}
+                coded = {**labels, "grpc_code": "OK"}
+                assert registry.get_sample_value("grpc_server_started_total", labels) == 0
+                assert registry.get_sample_value("grpc_server_handled_total", coded) == 0
+                count = registry.get_sample_value("grpc_server_handling_seconds_count", coded)
+                assert count == 0, (grpc_type, service, method)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+                assert await _call(channel, "Ok")(b"!") == b"!"
+            assert _handled(registry, "unary", "Ok", "OK") == 1
+        finally:
+            await running.stop(0)
+
+    asyncio.run(scenario())
+
+
 def test_build_info_is_one_series_per_service() -> None:
     registry = CollectorRegistry()
     labels = record_build_info("engine", registry)

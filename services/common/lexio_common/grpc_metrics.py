@@ -7,11 +7,15 @@ synchronous server only), so this module is a small one, with go-grpc-prometheus
 ``grpc_server_handled_total``      counter, {grpc_type, grpc_service, grpc_method, grpc_code}
 ``grpc_server_handling_seconds``   histogram, {grpc_type, grpc_service, grpc_method, grpc_code}
 
-(the histogram also carries grpc_code, so the latency of failures is told apart). Codes are
-spelt as Go's ``codes.Code.String()`` (``OK``, ``InvalidArgument``, ``Unavailable``…), as every
-existing gRPC dashboard and alert expects. Labels stay bounded: only methods the server
-registered are counted (an unknown method never reaches a handler), and codes are the 17 gRPC
-status codes.
+(the histogram also carries grpc_code, so the latency of failures is told apart). This
+histogram is the one latency series of every server hop: a service's own metrics count what
+gRPC codes cannot say (the engine's action and outcome, the lobby's refusal reason) and time
+nothing. Codes are spelt as Go's ``codes.Code.String()`` (``OK``, ``InvalidArgument``,
+``Unavailable``…), as every existing gRPC dashboard and alert expects. Labels stay bounded:
+only methods the server registered are counted (an unknown method never reaches a handler),
+and codes are the 17 gRPC status codes. Every method a service registers by name (what
+generated code does) has its ``OK`` series from the start, at 0, so rates and recording rules
+have something to read before the first call.
 
 ``lexio_grpc_serving{grpc_service}`` mirrors grpc.health.v1: 1 while the service reports
 SERVING, so an alert can say "the lexicon is not ready" without speaking gRPC.
@@ -23,7 +27,7 @@ import asyncio
 import functools
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import grpc
@@ -35,6 +39,7 @@ __all__ = [
     "GrpcServerMetrics",
     "ServerMetricsInterceptor",
     "default_metrics",
+    "grpc_type_of",
     "split_method",
 ]
 
@@ -72,6 +77,13 @@ SERVER_STREAM: Final = "server_stream"
 BIDI_STREAM: Final = "bidi_stream"
 
 
+def grpc_type_of(handler: grpc.RpcMethodHandler) -> str:
+    """The grpc_type label of a method, from its handler's kind of streaming."""
+    if handler.request_streaming:
+        return BIDI_STREAM if handler.response_streaming else CLIENT_STREAM
+    return SERVER_STREAM if handler.response_streaming else UNARY
+
+
 class GrpcServerMetrics:
     """The server-side gRPC metrics, on a registry of the caller's choice."""
 
@@ -102,6 +114,14 @@ class GrpcServerMetrics:
             ("grpc_service",),
             registry=registry,
         )
+
+    def initialise(self, service: str, handlers: Mapping[str, grpc.RpcMethodHandler]) -> None:
+        """Create the series of each of ``service``'s methods that ended OK, at 0."""
+        for method, handler in handlers.items():
+            labels = (grpc_type_of(handler), service, method)
+            self.started.labels(*labels)
+            self.handled.labels(*labels, "OK")
+            self.handling_seconds.labels(*labels, "OK")
 
     def observe(
         self, grpc_type: str, service: str, method: str, code: grpc.StatusCode, seconds: float

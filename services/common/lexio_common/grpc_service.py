@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -69,6 +70,25 @@ class RunningServer:
         await self.server.stop(grace)
 
 
+class _InitialisingServer:
+    """The server as ``register`` sees it: each service registered by name (what generated
+    ``add_*_to_server`` code does) gets its metrics series before any call, since the
+    interceptor only learns a method when it is first called."""
+
+    def __init__(self, server: grpc.aio.Server, metrics: GrpcServerMetrics) -> None:
+        self._server = server
+        self._metrics = metrics
+
+    def add_registered_method_handlers(
+        self, service_name: str, method_handlers: Mapping[str, grpc.RpcMethodHandler]
+    ) -> None:
+        self._metrics.initialise(service_name, method_handlers)
+        self._server.add_registered_method_handlers(service_name, method_handlers)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._server, name)
+
+
 async def start_grpc_server(
     *,
     host: str,
@@ -85,9 +105,10 @@ async def start_grpc_server(
     """
     metrics = metrics or default_metrics()
     server = grpc.aio.server(interceptors=[ServerMetricsInterceptor(metrics), *interceptors])
-    register(server)
+    registering = cast(grpc.aio.Server, _InitialisingServer(server, metrics))
+    register(registering)
     health = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    health_pb2_grpc.add_HealthServicer_to_server(health, registering)
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot bind {host}:{port}")

@@ -77,6 +77,16 @@ def action_from_pb(action: pb.Action) -> Action:
     raise ValueError("the action names no kind (place, exchange or pass)")
 
 
+_ACTION_KINDS: Final[dict[type, str]] = {Place: "place", Exchange: "exchange", Pass: "pass"}
+#: Every action's name for metrics: the label set the engine's call counter starts with.
+ACTION_KINDS: Final = tuple(_ACTION_KINDS.values())
+
+
+def action_kind(action: Action) -> str:
+    """The action's name for metrics (one of :data:`ACTION_KINDS`)."""
+    return _ACTION_KINDS[type(action)]
+
+
 # Log and ending --------------------------------------------------------------------------
 
 

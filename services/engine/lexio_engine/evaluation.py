@@ -1,33 +1,30 @@
-"""What every game's servicer does around a call: time it, and refuse bad input."""
+"""What every game's servicer does around a call: count its outcome, and refuse bad input."""
 
 from __future__ import annotations
 
-import time
 from typing import NoReturn
 
 import grpc
 
-from lexio_engine.metrics import EVALUATION_SECONDS
+from lexio_engine.metrics import CALLS, NO_ACTION
 
 
-class EvaluationTimer:
-    """Observes one call into the evaluation histogram, whatever its outcome: set ``action``
-    and ``outcome`` as the call learns them."""
+class CallOutcome:
+    """Counts one call in ``lexio_engine_calls_total``, however it ends: set ``action`` and
+    ``outcome`` as the call learns them (a call that ends before is ``invalid``). Its time is
+    the gRPC interceptor's, not measured again here."""
 
     def __init__(self, game: str, rpc: str) -> None:
         self.game = game
         self.rpc = rpc
-        self.action = "none"
+        self.action = NO_ACTION
         self.outcome = "invalid"
-        self._started = time.perf_counter()
 
-    def __enter__(self) -> EvaluationTimer:
+    def __enter__(self) -> CallOutcome:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        EVALUATION_SECONDS.labels(
-            game=self.game, rpc=self.rpc, action=self.action, outcome=self.outcome
-        ).observe(time.perf_counter() - self._started)
+        CALLS.labels(game=self.game, rpc=self.rpc, action=self.action, outcome=self.outcome).inc()
 
 
 async def refuse_input(context: grpc.aio.ServicerContext, error: Exception) -> NoReturn:

@@ -1,21 +1,34 @@
-"""The engine's Prometheus metrics. Labels are bounded: game, list id, action kind, outcome."""
+"""The engine's Prometheus metrics. Labels are bounded: game, RPC, action kind, outcome, list.
+
+A call's latency is the gRPC interceptor's ``grpc_server_handling_seconds`` (one latency
+series per hop); :data:`CALLS` counts what a status code cannot say: the action and whether
+the game accepted it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
-from prometheus_client import Histogram
+from prometheus_client import Counter, Histogram
 
 # Buckets around the targets: an in-process move is ~tens of µs, a turn's budget is 50 ms.
 LATENCY_BUCKETS: Final = (
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0,
 )  # fmt: skip
 
-EVALUATION_SECONDS: Final = Histogram(
-    "lexio_engine_evaluation_seconds",
-    "Time the engine spends on one call, lexicon look-up included.",
+#: What a call's outcome label can be: the game's answer, the lexicon's absence, bad input.
+OUTCOMES: Final = ("accepted", "refused", "unavailable", "invalid")
+#: The action label of a call that carries no action (or whose action could not be read).
+NO_ACTION: Final = "none"
+#: What the engine's call to the lexicon can end as.
+LEXICON_OUTCOMES: Final = ("ok", "error")
+
+CALLS: Final = Counter(
+    "lexio_engine_calls",
+    "Calls the engine answered, by game, RPC, action kind and outcome (accepted, refused, "
+    "unavailable, invalid); their latency is grpc_server_handling_seconds.",
     ["game", "rpc", "action", "outcome"],
-    buckets=LATENCY_BUCKETS,
 )
 
 LEXICON_CALL_SECONDS: Final = Histogram(
@@ -24,3 +37,20 @@ LEXICON_CALL_SECONDS: Final = Histogram(
     ["lexicon", "outcome"],
     buckets=LATENCY_BUCKETS,
 )
+
+
+def initialise_calls(game: str, rpcs: Iterable[str], actions: Iterable[str]) -> None:
+    """Create every (rpc, action, outcome) series of ``game`` at 0. A few never move (a View
+    carries no action): the label set stays the product, so nobody has to keep a second
+    copy of which RPC can end how."""
+    kinds = (NO_ACTION, *actions)
+    for rpc in rpcs:
+        for action in kinds:
+            for outcome in OUTCOMES:
+                CALLS.labels(game=game, rpc=rpc, action=action, outcome=outcome)
+
+
+def initialise_lexicon_calls(lexicons: Iterable[str]) -> None:
+    for lexicon in lexicons:
+        for outcome in LEXICON_OUTCOMES:
+            LEXICON_CALL_SECONDS.labels(lexicon=lexicon, outcome=outcome)

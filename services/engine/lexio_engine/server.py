@@ -9,16 +9,22 @@ from dataclasses import dataclass
 
 import grpc
 
-from lexio.engine.v1 import engine_pb2_grpc
+from lexio.engine.v1 import engine_pb2, engine_pb2_grpc
+from lexio.mishqaq.v1 import engine_pb2 as mishqaq_pb2
 from lexio.mishqaq.v1 import engine_pb2_grpc as mishqaq_pb2_grpc
 from lexio_common.config import env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.service import run_service
 from lexio_common.supervise import supervise
+from lexio_engine import codec, metrics
+from lexio_engine import servicer as lexio_servicer
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
+from lexio_engine.mishqaq import codec as mishqaq_codec
+from lexio_engine.mishqaq import servicer as mishqaq_servicer
 from lexio_engine.mishqaq.servicer import MishqaqServicer
 from lexio_engine.servicer import EngineServicer
 from lexio_rules import DEFAULT_TURN_SECONDS
+from mishqaq_rules import ARABIC_LIST, LATIN_LISTS
 
 log = logging.getLogger("lexio_engine")
 
@@ -54,6 +60,23 @@ class EngineConfig:
         )
 
 
+def initialise_metrics() -> None:
+    """Every call series at 0 before the first call, so rates read 0 rather than nothing:
+    each game's RPCs from its service descriptor, its actions from its codec, and every list
+    a game asks (Lexio's is French, one of al-Mishqaq's Latin lists)."""
+    games = (
+        (lexio_servicer.GAME, engine_pb2.DESCRIPTOR.services_by_name["Engine"], codec.ACTION_KINDS),
+        (
+            mishqaq_servicer.GAME,
+            mishqaq_pb2.DESCRIPTOR.services_by_name["Engine"],
+            mishqaq_codec.ACTION_KINDS,
+        ),
+    )
+    for game, service, actions in games:
+        metrics.initialise_calls(game, service.methods_by_name, actions)
+    metrics.initialise_lexicon_calls((*LATIN_LISTS, ARABIC_LIST))
+
+
 @dataclass
 class RunningEngine:
     server: RunningServer
@@ -78,6 +101,7 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
     works without the lexicon, so an engine whose lexicon is down stays in its Service. Each
     game's health name (``lexio.engine.v1.Engine``, ``lexio.mishqaq.v1.Engine``) follows the
     lexicon's: the lobby offers a game only while its words can be judged (R18)."""
+    initialise_metrics()
     channel = grpc.aio.insecure_channel(config.lexicon_address)
     lexicon = LexiconClient(channel, config.lexicon_timeout)
     lexio = EngineServicer(lexicon, default_turn_seconds=config.turn_seconds)

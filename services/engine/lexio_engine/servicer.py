@@ -12,15 +12,13 @@ import grpc
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
 from lexio_engine import codec
-from lexio_engine.evaluation import EvaluationTimer, refuse_input
+from lexio_engine.evaluation import CallOutcome, refuse_input
 from lexio_rules import (
     Accepted,
-    Exchange,
     GameState,
     InvalidSeatError,
     LexiconUnavailableError,
     MalformedActionError,
-    Pass,
     Reason,
     Refusal,
     StateFormatError,
@@ -63,7 +61,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     async def StartGame(
         self, request: pb.StartGameRequest, context: grpc.aio.ServicerContext
     ) -> pb.StartGameResponse:
-        with EvaluationTimer(GAME, "StartGame") as timer:
+        with CallOutcome(GAME, "StartGame") as call:
             now = self._now(request.now)
             try:
                 state = new_game(
@@ -74,7 +72,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 )
             except _BAD_INPUT as e:
                 await refuse_input(context, e)
-            timer.outcome = "accepted"
+            call.outcome = "accepted"
             return pb.StartGameResponse(
                 state=codec.state_to_pb(state),
                 views=[codec.view_to_pb(v) for v in all_views(state, now)],
@@ -83,7 +81,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     async def Act(
         self, request: pb.ActRequest, context: grpc.aio.ServicerContext
     ) -> pb.ActResponse:
-        with EvaluationTimer(GAME, "Act") as timer:
+        with CallOutcome(GAME, "Act") as call:
             now = self._now(request.now)
             try:
                 state = codec.state_from_pb(request.state, with_log=False)
@@ -91,13 +89,10 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 state.check_seat(request.seat)
             except _BAD_INPUT as e:
                 await refuse_input(context, e)
-            timer.action = (
-                "exchange" if isinstance(action, Exchange) else "pass" if isinstance(action, Pass)
-                else "place"
-            )  # fmt: skip
+            call.action = codec.action_kind(action)
             examined = examine(state, request.seat, action, now)
             if isinstance(examined, Refusal):
-                timer.outcome = "refused"
+                call.outcome = "refused"
                 return pb.ActResponse(
                     outcome=_refused(examined),
                     state=request.state,
@@ -108,7 +103,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             try:
                 unknown = await self._lexicon.unknown(words) if words else ()
             except LexiconUnavailableError:
-                timer.outcome = "unavailable"
+                call.outcome = "unavailable"
                 await context.abort(grpc.StatusCode.UNAVAILABLE, LEXICON_UNAVAILABLE)
             outcome = conclude(examined, unknown)
             reply = pb.ActResponse(
@@ -117,19 +112,19 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 state_changed=True,
             )
             if isinstance(outcome, Accepted):
-                timer.outcome = "accepted"
+                call.outcome = "accepted"
                 reply.outcome.accepted = True
                 reply.event.CopyFrom(codec.entry_to_pb(outcome.entry))
             else:
-                timer.outcome = "refused"
+                call.outcome = "refused"
                 reply.outcome.CopyFrom(_refused(outcome.refusal))
             return reply
 
     async def Preview(
         self, request: pb.PreviewRequest, context: grpc.aio.ServicerContext
     ) -> pb.PreviewResponse:
-        with EvaluationTimer(GAME, "Preview") as timer:
-            timer.action = "place"
+        with CallOutcome(GAME, "Preview") as call:
+            call.action = "place"
             try:
                 state = codec.state_from_pb(request.state, with_log=False)
                 place = codec.place_from_pb(request.place)
@@ -137,9 +132,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             except _BAD_INPUT as e:
                 await refuse_input(context, e)
             if isinstance(result, Reason):
-                timer.outcome = "refused"
+                call.outcome = "refused"
                 return pb.PreviewResponse(well_formed=False, reason=codec.reason_to_pb(result))
-            timer.outcome = "accepted"
+            call.outcome = "accepted"
             return pb.PreviewResponse(
                 well_formed=True,
                 words=[
@@ -153,13 +148,13 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     async def View(
         self, request: pb.ViewRequest, context: grpc.aio.ServicerContext
     ) -> pb.ViewResponse:
-        with EvaluationTimer(GAME, "View") as timer:
+        with CallOutcome(GAME, "View") as call:
             try:
                 state = codec.state_from_pb(request.state)
                 view = seat_view(state, request.seat, self._now(request.now))
             except _BAD_INPUT as e:
                 await refuse_input(context, e)
-            timer.outcome = "accepted"
+            call.outcome = "accepted"
             return pb.ViewResponse(view=codec.view_to_pb(view))
 
 

@@ -25,6 +25,16 @@ def _enum_names(enum: EnumDescriptor) -> dict[int, str]:
     return {v.number: v.name.removeprefix(prefix).lower() for v in enum.values}
 
 
+def enum_codes(enum: EnumDescriptor) -> tuple[str, ...]:
+    """Every value of ``enum`` as the JSON spells it, but the unspecified zero.
+
+    >>> from lexio.engine.v1 import engine_pb2 as pb
+    >>> enum_codes(pb.EndCause.DESCRIPTOR)
+    ('rack_emptied', 'no_placement')
+    """
+    return tuple(code for number, code in _enum_names(enum).items() if number != 0)
+
+
 @functools.cache
 def _fields(descriptor: Descriptor) -> tuple[FieldDescriptor, ...]:
     return tuple(descriptor.fields)

@@ -1,10 +1,21 @@
-"""The gateway's Prometheus metrics. Labels are bounded sets (kinds, outcomes, codes)."""
+"""The gateway's Prometheus metrics. Labels are bounded sets (kinds, outcomes, codes).
+
+Every label set known in advance has its series from the start, at 0, so that rates, ratios
+and the dashboard read 0 rather than nothing on a gateway that has not seen it yet: the
+gateway's own at import, each game's when its adapter is built (:func:`initialise_game`,
+from what the game's adapter declares). Values only an engine or the lobby knows (al-Mishqaq's
+refusal reasons, the lobby's refusal codes as call outcomes) appear when first seen.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 from prometheus_client import Counter, Gauge, Histogram
+
+from lexio.lobby.v1 import lobby_pb2
+from lexio_gateway.protocol import ERROR_CODES
 
 LATENCY_BUCKETS: Final = (
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0,
@@ -74,3 +85,56 @@ GAME_EVENTS: Final = Histogram(
     ["game"],
     buckets=(5, 10, 20, 30, 40, 60, 80, 120, 200),
 )
+
+#: What a turn ends as: room.py's answers (accepted, refused, duplicate), and "error" for an
+#: error frame (ws.py's default).
+TURN_OUTCOMES: Final = ("accepted", "refused", "duplicate", "error")
+#: Call outcomes every call can have whatever it asks: the rules and the dashboard read the
+#: timeouts. A call's other failures are spelt by the callee (a lobby reason, a status code).
+CALL_OUTCOMES: Final = ("ok", "deadline_exceeded", "unavailable")
+FRAME_DIRECTIONS: Final = ("in", "out")
+#: How a seat resumes (delivery.py): the missed events replayed, or a snapshot.
+RECONNECT_MODES: Final = ("replay", "snapshot")
+
+
+@dataclass(frozen=True)
+class GameLabels:
+    """The label values of one game's series, as its adapter names them."""
+
+    actions: tuple[str, ...]
+    engine_rpcs: tuple[str, ...]
+    clock_actions: tuple[str, ...]
+    end_causes: tuple[str, ...]
+    refusal_reasons: tuple[str, ...] = ()
+
+
+def initialise_game(game: str, labels: GameLabels) -> None:
+    """Create every series of ``game`` at 0 (again is harmless)."""
+    for action in labels.actions:
+        for outcome in TURN_OUTCOMES:
+            TURN_SECONDS.labels(game=game, action=action, outcome=outcome)
+    for rpc in labels.engine_rpcs:
+        for outcome in CALL_OUTCOMES:
+            ENGINE_CALL_SECONDS.labels(game=game, rpc=rpc, outcome=outcome)
+    for reason in labels.refusal_reasons:
+        REFUSALS.labels(game=game, reason=reason)
+    for action in labels.clock_actions:
+        CLOCK_EVENTS.labels(game=game, action=action)
+    for cause in labels.end_causes:
+        GAMES_ENDED.labels(game=game, cause=cause)
+    GAME_EVENTS.labels(game=game)
+
+
+def _initialise_gateway() -> None:
+    for rpc in lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].methods_by_name:
+        for outcome in CALL_OUTCOMES:
+            LOBBY_CALL_SECONDS.labels(rpc=rpc, outcome=outcome)
+    for direction in FRAME_DIRECTIONS:
+        FRAMES.labels(direction=direction)
+    for code in ERROR_CODES:
+        ERRORS.labels(code=code)
+    for mode in RECONNECT_MODES:
+        RECONNECTS.labels(mode=mode)
+
+
+_initialise_gateway()

@@ -19,6 +19,39 @@ CLIENT_TYPES: Final = frozenset(
     {"hello", "create", "lookup", "join", "leave", "start", "act", "preview", "rematch", "ping"}
 )
 MAX_OPTIONS: Final = 16
+ERROR_CODES: Final = frozenset(
+    {
+        "bad_json",
+        "bad_frame",
+        "unknown_type",
+        "protocol_version",
+        "rate_limited",
+        "hello_first",
+        "bad_token",
+        "not_seated",
+        "already_seated",
+        "invalid_name",
+        "invalid_code",
+        "unknown_code",
+        "table_full",
+        "game_started",
+        "table_closed",
+        "not_host",
+        "not_enough_players",
+        "game_unavailable",
+        "unknown_game",
+        "invalid_option",
+        "bad_options",
+        "not_started",
+        "not_over",
+        "bad_action",
+        "unavailable",
+        "internal",
+    }
+)
+"""Every ``error`` frame's code (docs/protocol.md, "Error codes"; tests/gateway holds the
+documentation, the gateway's own raises and the lobby's codes let through to it): the bounded
+label set of ``lexio_gateway_errors_total``."""
 
 
 class ProtocolError(Exception):

@@ -18,7 +18,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -192,6 +192,18 @@ class GameReadiness:
         if self._on_result is not None:
             self._on_result(name, ready)
         return ready
+
+    async def check_all(self) -> None:
+        """Ask every game's check (or its cache), so that ``on_result`` hears of each game
+        even while nobody creates a table; a game without a check is reported ready."""
+        checked: list[Awaitable[bool]] = []
+        for name, game in self._games.items():
+            if game.health_address is None:
+                if self._on_result is not None:
+                    self._on_result(name, True)
+            else:
+                checked.append(self.ready(name))
+        await asyncio.gather(*checked)
 
     async def _check(self, game: GameSpec, address: str) -> bool:
         channel = self._channels.get(address)

@@ -1,5 +1,9 @@
 """The lobby's Prometheus metrics. Labels are bounded: RPC names, reason codes, states, games.
 
+A call's latency is the gRPC interceptor's ``grpc_server_handling_seconds`` (one latency
+series per hop); ``lexio_lobby_calls_total`` counts what a status code cannot say: which of
+the lobby's reasons refused it.
+
 Tests build their own :class:`LobbyMetrics` on a fresh registry to read exact values; the
 process uses :data:`METRICS` on the default registry (what ``/metrics`` serves).
 """
@@ -8,26 +12,25 @@ from __future__ import annotations
 
 from typing import Final
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge
 
+from lexio.lobby.v1 import lobby_pb2
 from lexio_lobby.model import Reason, TableState
 
-#: Lobby calls are one SQLite read and maybe one write: sub-millisecond to a few ms.
-LATENCY_BUCKETS: Final = (
-    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0,
-)  # fmt: skip
+#: A call's outcome: answered, refused for one of the lobby's reasons, or failed on a bug.
+OUTCOMES: Final = ("ok", *(reason.value for reason in Reason), "error")
 
 
 class LobbyMetrics:
-    """RPC latency by method and outcome, tables by state, joins and lookups refused by
-    reason."""
+    """Calls by method and outcome, tables by state, joins and lookups refused by reason,
+    each game's readiness."""
 
     def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
-        self.rpc_seconds = Histogram(
-            "lexio_lobby_rpc_seconds",
-            "Time to answer one lobby RPC; outcome is 'ok' or the refusal's reason code.",
+        self.calls = Counter(
+            "lexio_lobby_calls",
+            "Lobby RPCs answered, by method and outcome: 'ok', the refusal's reason code, or "
+            "'error'; their latency is grpc_server_handling_seconds.",
             ["method", "outcome"],
-            buckets=LATENCY_BUCKETS,
             registry=registry,
         )
         self.tables = Gauge(
@@ -55,12 +58,20 @@ class LobbyMetrics:
             registry=registry,
         )
         # Series exist from the start, so dashboards' rate() and alerts have something to read.
+        # Every method may end with every outcome as far as the labels know (which method can
+        # raise which reason is the lobby's logic, not a second list here).
+        for method in lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].methods_by_name:
+            for outcome in OUTCOMES:
+                self.calls.labels(method=method, outcome=outcome)
         for state in TableState:
             self.tables.labels(state=state.value)
         for reason in (Reason.UNKNOWN_CODE, Reason.RATE_LIMITED, Reason.TABLE_FULL):
             self.joins_refused.labels(reason=reason.value)
         for reason in (Reason.UNKNOWN_CODE, Reason.RATE_LIMITED):
             self.lookups_refused.labels(reason=reason.value)
+
+    def game_checked(self, game: str, ready: bool) -> None:
+        self.game_ready.labels(game=game).set(int(ready))
 
     def set_table_counts(self, counts: dict[TableState, int]) -> None:
         for state, count in counts.items():

@@ -208,10 +208,16 @@ async def _pause(stopping: asyncio.Event, seconds: float) -> None:
 
 
 async def _sweep_forever(
-    lobby: Lobby, metrics: LobbyMetrics, interval: float, stopping: asyncio.Event
+    lobby: Lobby,
+    readiness: GameReadiness,
+    metrics: LobbyMetrics,
+    interval: float,
+    stopping: asyncio.Event,
 ) -> None:
     """Run :meth:`Lobby.sweep` now and every ``interval`` seconds; a failed sweep is logged
-    and retried next time (the lobby's calls do not depend on it)."""
+    and retried next time (the lobby's calls do not depend on it). Each game's readiness is
+    checked too: ``lexio_lobby_game_ready`` has a value from the start, and stays true while
+    no table is created (an idle lobby would otherwise keep its first answer, or none)."""
     while not stopping.is_set():
         try:
             metrics.set_table_counts((await lobby.sweep()).counts)
@@ -219,6 +225,10 @@ async def _sweep_forever(
             log.warning("sweep failed: store unavailable", extra={"error": str(e)})
         except Exception:
             log.exception("sweep failed")
+        try:
+            await readiness.check_all()
+        except Exception:
+            log.exception("readiness check failed")
         await _pause(stopping, interval)
 
 
@@ -293,7 +303,7 @@ async def start_lobby(
         timeout=config.readiness_timeout,
         cache_seconds=config.readiness_cache,
         clock=monotonic,
-        on_result=lambda game, ready: metrics.game_ready.labels(game=game).set(int(ready)),
+        on_result=metrics.game_checked,
     )
     lobby = Lobby(
         store=store,
@@ -321,7 +331,7 @@ async def start_lobby(
     sweeper = asyncio.create_task(
         supervise(
             "sweeper",
-            lambda: _sweep_forever(lobby, metrics, config.sweep_interval, stopping),
+            lambda: _sweep_forever(lobby, readiness, metrics, config.sweep_interval, stopping),
             stopping=stopping,
         )
     )

@@ -2,7 +2,7 @@
 
 Thin on purpose. It reads the caller identity from metadata, maps each
 :class:`~lexio_lobby.model.Reason` to its gRPC status code (the details string is the reason
-code itself), and records metrics. No rule lives here. A store that cannot be reached
+code itself), and counts each call's outcome. No rule lives here. A store that cannot be reached
 (:class:`~lexio_lobby.store.StoreUnavailableError`) becomes ``UNAVAILABLE`` /
 ``store_unavailable``.
 """
@@ -151,12 +151,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     async def _call(
         self, method: str, context: grpc.aio.ServicerContext, work: Callable[[], Awaitable[T]]
     ) -> T:
-        """Run ``work``, time it, and turn a LobbyError into its status and reason code.
+        """Run ``work``, count its outcome, and turn a LobbyError into its status and reason
+        code (its time is the gRPC interceptor's).
 
         Metrics are recorded before the reply leaves (abort sends the status at once), so a
         caller that has its answer also sees it counted.
         """
-        started = time.perf_counter()
         try:
             try:
                 result = await work()
@@ -164,15 +164,15 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 self._log_store_failure(method, e)
                 raise LobbyError(Reason.STORE_UNAVAILABLE) from e
         except LobbyError as e:
-            self._observe(method, e.reason.value, started)
+            self._count(method, e.reason.value)
             refused = self._refusals.get(method)
             if refused is not None:
                 refused.labels(reason=e.reason.value).inc()
             await _abort(context, e)
         except Exception:
-            self._observe(method, "error", started)
+            self._count(method, "error")
             raise
-        self._observe(method, "ok", started)
+        self._count(method, "ok")
         return result
 
     def _log_store_failure(self, method: str, error: StoreUnavailableError) -> None:
@@ -190,10 +190,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         self._store_logged_at = now
         self._store_failures_unlogged = 0
 
-    def _observe(self, method: str, outcome: str, started: float) -> None:
-        self._metrics.rpc_seconds.labels(method=method, outcome=outcome).observe(
-            time.perf_counter() - started
-        )
+    def _count(self, method: str, outcome: str) -> None:
+        self._metrics.calls.labels(method=method, outcome=outcome).inc()
 
     async def CreateTable(
         self, request: pb.CreateTableRequest, context: grpc.aio.ServicerContext

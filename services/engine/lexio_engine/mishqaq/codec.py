@@ -127,17 +127,22 @@ def action_from_pb(message: pb.Action, side: Side) -> Action:
     return simple[kind]
 
 
+_ACTION_KINDS: Final[dict[type, str]] = {
+    Place: "place",
+    Pass: "pass",
+    Swap: "swap",
+    Resign: "resign",
+    Pause: "pause",
+    Resume: "resume",
+    Timeout: "timeout",
+}
+#: Every action's name for metrics: the label set the engine's call counter starts with.
+ACTION_KINDS: Final = tuple(_ACTION_KINDS.values())
+
+
 def action_kind(action: Action) -> str:
-    """The action's name for metrics (a bounded set)."""
-    return {
-        Place: "place",
-        Pass: "pass",
-        Swap: "swap",
-        Resign: "resign",
-        Pause: "pause",
-        Resume: "resume",
-        Timeout: "timeout",
-    }[type(action)]
+    """The action's name for metrics (one of :data:`ACTION_KINDS`)."""
+    return _ACTION_KINDS[type(action)]
 
 
 # Views and events -------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import grpc
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio.mishqaq.v1 import engine_pb2_grpc
-from lexio_engine.evaluation import EvaluationTimer, refuse_input
+from lexio_engine.evaluation import CallOutcome, refuse_input
 from lexio_engine.lexicon_client import LexiconAnswer
 from lexio_engine.mishqaq import codec
 from lexio_rules import LexiconUnavailableError as LexioLexiconUnavailableError
@@ -82,7 +82,7 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
     async def StartGame(
         self, request: pb.StartGameRequest, context: grpc.aio.ServicerContext
     ) -> pb.StartGameResponse:
-        with EvaluationTimer(GAME, "StartGame") as timer:
+        with CallOutcome(GAME, "StartGame") as call:
             now = self._now(request.now)
             banks = (
                 request.latin_bank_seconds or DEFAULT_BANK_SECONDS,
@@ -94,7 +94,7 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
                 )
             except _BAD_INPUT as e:
                 await refuse_input(context, e)
-            timer.outcome = "accepted"
+            call.outcome = "accepted"
             reply = pb.StartGameResponse(
                 state=codec.state_to_pb(state),
                 events=[codec.entry_to_pb(e) for e in state.log],
@@ -106,7 +106,7 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
     async def Act(
         self, request: pb.ActRequest, context: grpc.aio.ServicerContext
     ) -> pb.ActResponse:
-        with EvaluationTimer(GAME, "Act") as timer:
+        with CallOutcome(GAME, "Act") as call:
             now = self._now(request.now)
             try:
                 state = codec.state_from_pb(request.state, with_log=False)
@@ -114,21 +114,21 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
                 action = codec.action_from_pb(request.action, side)
             except _BAD_INPUT as e:
                 await refuse_input(context, e)
-            timer.action = codec.action_kind(action)
+            call.action = codec.action_kind(action)
             examined = examine(state, side, action, now)
             outcome: Outcome
             if isinstance(examined, Refusal):
                 outcome = Refused.of(state, examined)
             else:
-                answer = await self._judge(examined.lexicon, examined.readings, context, timer)
+                answer = await self._judge(examined.lexicon, examined.readings, context, call)
                 outcome = conclude(examined, answer.unknown, answer.spellings)
             reply = pb.ActResponse(views=_views(outcome.state, now))
             if isinstance(outcome, Accepted):
-                timer.outcome = "accepted"
+                call.outcome = "accepted"
                 reply.outcome.accepted = True
                 reply.events.extend(codec.entry_to_pb(e) for e in outcome.entries)
             else:
-                timer.outcome = "refused"
+                call.outcome = "refused"
                 reply.outcome.CopyFrom(_refused(outcome.refusal))
             changed = isinstance(outcome, Accepted) or outcome.state_changed
             reply.state_changed = changed
@@ -147,28 +147,28 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
         lexicon: str | None,
         readings: Sequence[str],
         context: grpc.aio.ServicerContext,
-        timer: EvaluationTimer,
+        call: CallOutcome,
     ) -> LexiconAnswer:
         if lexicon is None or not readings:
             return LexiconAnswer((), {})
         try:
             return await self._lexicon.check(readings, lexicon=lexicon, with_spellings=True)
         except (LexiconUnavailableError, LexioLexiconUnavailableError):
-            timer.outcome = "unavailable"
+            call.outcome = "unavailable"
             await context.abort(grpc.StatusCode.UNAVAILABLE, LEXICON_UNAVAILABLE)
             raise AssertionError("abort returns only by raising") from None
 
     async def View(
         self, request: pb.ViewRequest, context: grpc.aio.ServicerContext
     ) -> pb.ViewResponse:
-        with EvaluationTimer(GAME, "View") as timer:
+        with CallOutcome(GAME, "View") as call:
             now = self._now(request.now)
             try:
                 state = codec.state_from_pb(request.state, with_log=request.with_log)
                 side = codec.side_from_pb(request.side)
             except _BAD_INPUT as e:
                 await refuse_input(context, e)
-            timer.outcome = "accepted"
+            call.outcome = "accepted"
             reply = pb.ViewResponse(
                 view=codec.view_to_pb(side_view(state, side, now), now, with_log=request.with_log)
             )

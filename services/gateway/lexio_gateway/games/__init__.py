@@ -23,10 +23,12 @@ from lexio_gateway.games.contract import (
 )
 from lexio_gateway.games.lexio import LexioAdapter, LexioSettings
 from lexio_gateway.games.mishqaq import MishqaqAdapter, MishqaqSettings
+from lexio_gateway.metrics import GameLabels, initialise_game
 
 __all__ = [
     "ACTION_KINDS",
     "ADAPTER_TYPES",
+    "METRIC_LABELS",
     "BadActionError",
     "ClockEvent",
     "GameAdapter",
@@ -51,6 +53,12 @@ ADAPTER_TYPES: Final[Mapping[str, AdapterFactory]] = {
 }
 """Every game this gateway can serve; the configuration says which it does, and where."""
 
+METRIC_LABELS: Final[Mapping[str, GameLabels]] = {
+    "lexio": lexio.METRIC_LABELS,
+    "mishqaq": mishqaq.METRIC_LABELS,
+}
+"""Each game's label values, whose series exist from when its adapter is built."""
+
 ACTION_KINDS: Final = frozenset(lexio.KINDS) | frozenset(mishqaq.KINDS)
 """Every action name of every game: a metric's bounded label set."""
 
@@ -62,4 +70,6 @@ def build_adapter(
     factory = ADAPTER_TYPES.get(game)
     if factory is None:
         raise ValueError(f"no adapter for the game {game!r} (known: {', '.join(ADAPTER_TYPES)})")
-    return factory(channel, timeout, settings)
+    adapter = factory(channel, timeout, settings)
+    initialise_game(game, METRIC_LABELS[game])
+    return adapter

@@ -27,7 +27,8 @@ from lexio_gateway.games.contract import (
     TableClock,
 )
 from lexio_gateway.games.engine_call import EngineCaller
-from lexio_gateway.jsoncodec import to_json
+from lexio_gateway.jsoncodec import enum_codes, to_json
+from lexio_gateway.metrics import GameLabels
 
 KINDS: Final = ("place", "exchange", "pass_turn")
 PASS_FOR_CLOCK: Final = "pass:clock"
@@ -36,6 +37,13 @@ _TABLE_CAUSES: Final = {
     PASS_FOR_CLOCK: pb.PASS_CAUSE_CLOCK,
     PASS_FOR_ABSENCE: pb.PASS_CAUSE_DISCONNECTED,
 }
+METRIC_LABELS: Final = GameLabels(
+    actions=KINDS,
+    engine_rpcs=tuple(pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name),
+    clock_actions=tuple(_TABLE_CAUSES),
+    end_causes=enum_codes(pb.EndCause.DESCRIPTOR),
+    refusal_reasons=enum_codes(pb.Reason.DESCRIPTOR),
+)
 
 
 def check_action_shape(action: object) -> None:

@@ -28,13 +28,22 @@ from lexio_gateway.games.contract import (
     TableClock,
 )
 from lexio_gateway.games.engine_call import EngineCaller
-from lexio_gateway.jsoncodec import to_json
+from lexio_gateway.jsoncodec import enum_codes, to_json
+from lexio_gateway.metrics import GameLabels
 
 log = logging.getLogger(__name__)
 
 KINDS: Final = ("place", "pass_turn", "swap", "pause", "resume", "resign")
 TIMEOUT: Final = "timeout"
 SIDES: Final = ("latin", "arabic")
+#: No refusal reasons: the engine sends them as a string (no enum crosses the wire, so the
+#: gateway learns them when they happen).
+METRIC_LABELS: Final = GameLabels(
+    actions=KINDS,
+    engine_rpcs=tuple(pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name),
+    clock_actions=(TIMEOUT,),
+    end_causes=enum_codes(pb.EndCause.DESCRIPTOR),
+)
 _PB_SIDES: Final = {"latin": pb.SIDE_LATIN, "arabic": pb.SIDE_ARABIC}
 DEFAULT_OPTIONS: Final[Mapping[str, str | int]] = {
     "host_side": "latin",
