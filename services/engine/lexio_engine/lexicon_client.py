@@ -1,4 +1,6 @@
-"""The engine's hop to the lexicon service: one batched call per placement."""
+"""The engine's hop to the lexicon service: one batched question per placement, asked over a
+long-lived stream (``CheckWordsStream``), or by unary ``CheckWords`` calls when the stream is
+turned off (``LEXIO_ENGINE_LEXICON_STREAM=0``) or the lexicon does not have it."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
+from lexio_common.streamed_calls import StreamBrokenError, StreamedCalls, StreamUnsupportedError
 from lexio_engine.metrics import LEXICON_CALL_SECONDS
 from lexio_rules import LexiconUnavailableError
 
@@ -34,9 +37,15 @@ class LexiconClient:
     (Both games' rules packages define that error; Lexio's is raised, and al-Mishqaq's
     servicer catches it the same way.)"""
 
-    def __init__(self, channel: grpc.aio.Channel, timeout: float) -> None:
+    def __init__(self, channel: grpc.aio.Channel, timeout: float, *, stream: bool = True) -> None:
         self._stub = lexicon_pb2_grpc.LexiconStub(channel)
         self._timeout = timeout
+        self._stream: StreamedCalls[lexicon_pb2.CheckWordsCall, lexicon_pb2.CheckWordsResult]
+        self._stream = StreamedCalls(self._stub.CheckWordsStream, name="lexicon")
+        self._streaming = stream
+
+    async def close(self) -> None:
+        await self._stream.close()
 
     async def unknown(self, words: Sequence[str]) -> list[str]:
         """Lexio's question, of the French list (R17)."""
@@ -53,19 +62,51 @@ class LexiconClient:
             words=words, lexicon=lexicon, with_spellings=with_spellings
         )
         try:
-            reply = await self._stub.CheckWords(request, timeout=self._timeout)
-        except grpc.aio.AioRpcError as e:
+            reply = await self._ask(request)
+        except _CallFailedError as e:
             outcome = "error"
-            log.warning(
-                "lexicon call failed", extra={"grpc_code": e.code().name, "lexicon": lexicon}
-            )
-            raise LexiconUnavailableError(e.code().name) from e
+            log.warning("lexicon call failed", extra={"grpc_code": e.code, "lexicon": lexicon})
+            raise LexiconUnavailableError(e.code) from e
         finally:
             LEXICON_CALL_SECONDS.labels(lexicon=lexicon, outcome=outcome).observe(
                 time.perf_counter() - started
             )
         spellings = {s.word: tuple(s.spellings) for s in reply.spellings}
         return LexiconAnswer(tuple(reply.unknown), spellings)
+
+    async def _ask(self, request: lexicon_pb2.CheckWordsRequest) -> lexicon_pb2.CheckWordsResponse:
+        if self._streaming and not self._stream.unsupported:
+            try:
+                result = await self._stream.ask(
+                    lexicon_pb2.CheckWordsCall(request=request), self._timeout
+                )
+            except StreamUnsupportedError:
+                pass  # an older lexicon (a rolling update): unary calls from now on
+            except StreamBrokenError as e:
+                raise _CallFailedError(e.code.name) from e
+            except TimeoutError as e:
+                raise _CallFailedError(grpc.StatusCode.DEADLINE_EXCEEDED.name) from e
+            else:
+                if result.code != grpc.StatusCode.OK.value[0]:
+                    raise _CallFailedError(_code_name(result.code))
+                return result.response
+        try:
+            reply: lexicon_pb2.CheckWordsResponse = await self._stub.CheckWords(
+                request, timeout=self._timeout
+            )
+            return reply
+        except grpc.aio.AioRpcError as e:
+            raise _CallFailedError(e.code().name) from e
+
+
+class _CallFailedError(Exception):
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _code_name(value: int) -> str:
+    return next((c.name for c in grpc.StatusCode if c.value[0] == value), "UNKNOWN")
 
 
 async def mirror_lexicon_health(

@@ -12,7 +12,7 @@ import grpc
 from lexio.engine.v1 import engine_pb2, engine_pb2_grpc
 from lexio.mishqaq.v1 import engine_pb2 as mishqaq_pb2
 from lexio.mishqaq.v1 import engine_pb2_grpc as mishqaq_pb2_grpc
-from lexio_common.config import env_float, env_int, env_str
+from lexio_common.config import env_bool, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.service import run_service
 from lexio_common.supervise import supervise
@@ -42,6 +42,8 @@ class EngineConfig:
     metrics_port: int = 9101
     lexicon_address: str = "127.0.0.1:50052"
     lexicon_timeout: float = 2.0
+    lexicon_stream: bool = True
+    """Ask the lexicon over one long-lived stream (else a unary call per question)."""
     turn_seconds: float = DEFAULT_TURN_SECONDS
     shutdown_grace: float = 5.0
 
@@ -55,6 +57,7 @@ class EngineConfig:
             lexicon_timeout=env_float(
                 "LEXIO_ENGINE_LEXICON_TIMEOUT", cls.lexicon_timeout, minimum=0.01
             ),
+            lexicon_stream=env_bool("LEXIO_ENGINE_LEXICON_STREAM", cls.lexicon_stream),
             turn_seconds=env_float("LEXIO_TURN_SECONDS", cls.turn_seconds, minimum=1.0),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
         )
@@ -82,6 +85,7 @@ class RunningEngine:
     server: RunningServer
     lexicon_channel: grpc.aio.Channel
     health_mirror: asyncio.Task[None]
+    lexicon: LexiconClient
 
     @property
     def port(self) -> int:
@@ -92,6 +96,7 @@ class RunningEngine:
         with contextlib.suppress(asyncio.CancelledError):
             await self.health_mirror
         await self.server.stop(grace)
+        await self.lexicon.close()
         await self.lexicon_channel.close()
 
 
@@ -103,7 +108,7 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
     lexicon's: the lobby offers a game only while its words can be judged (R18)."""
     initialise_metrics()
     channel = grpc.aio.insecure_channel(config.lexicon_address)
-    lexicon = LexiconClient(channel, config.lexicon_timeout)
+    lexicon = LexiconClient(channel, config.lexicon_timeout, stream=config.lexicon_stream)
     lexio = EngineServicer(lexicon, default_turn_seconds=config.turn_seconds)
     mishqaq = MishqaqServicer(lexicon)
 
@@ -126,7 +131,7 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
         "engine listening",
         extra={"host": config.host, "port": running.port, "lexicon": config.lexicon_address},
     )
-    return RunningEngine(running, channel, mirror)
+    return RunningEngine(running, channel, mirror, lexicon)
 
 
 def main() -> None:
