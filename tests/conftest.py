@@ -153,7 +153,7 @@ def gateway_factory(
             "redis_url": redis_url,
             **overrides,
         }
-        seeds = (lambda: seed) if seed is not None else None
+        seeds = (lambda _table_id: seed) if seed is not None else None
         handle = loop_thread.run(start_gateway(GatewayConfig(**settings), seeds))
         started.append(handle)
         return handle

@@ -75,7 +75,7 @@ class GatewayHandle:
 
 
 async def start_gateway(
-    config: GatewayConfig, seeds: Callable[[], int] | None = None
+    config: GatewayConfig, seeds: Callable[[str], int] | None = None
 ) -> GatewayHandle:
     runner = web.AppRunner(create_app(config, seeds=seeds), handle_signals=False)
     await runner.setup()

@@ -143,7 +143,7 @@ def _game_adapters(
 
 
 def _services(
-    clock: Callable[[], float], seeds: Callable[[], int] | None
+    clock: Callable[[], float], seeds: Callable[[str], int] | None
 ) -> Callable[[web.Application], AsyncIterator[None]]:
     async def services(app: web.Application) -> AsyncIterator[None]:
         """Open the store and the channels, resume the games in play; close them at the end."""
@@ -243,9 +243,10 @@ async def _on_shutdown(app: web.Application) -> None:
 def create_app(
     config: GatewayConfig,
     clock: Callable[[], float] = time.time,
-    seeds: Callable[[], int] | None = None,
+    seeds: Callable[[str], int] | None = None,
 ) -> web.Application:
-    """The gateway. ``clock`` and ``seeds`` (each game's bag seed) are injectable for tests."""
+    """The gateway. ``clock`` and ``seeds`` (each game's bag seed from its table id) are
+    injectable for tests; the process (``lexio-gateway``) never takes them."""
     app = web.Application(middlewares=[security_headers], client_max_size=64 * 1024)
     app[keys.CONFIG] = config
     app[READINESS] = {}

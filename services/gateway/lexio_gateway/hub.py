@@ -40,7 +40,7 @@ class TableHub:
         adapters: Mapping[str, GameAdapter],
         settings: TableSettings,
         clock: Callable[[], float],
-        seeds: Callable[[], int] = lambda: secrets.randbits(63),
+        seeds: Callable[[str], int] = lambda _table_id: secrets.randbits(63),
     ) -> None:
         self.lifecycle = Lifecycle()
         self.services = RoomServices(

@@ -311,8 +311,9 @@ class TableRoom:
             players = [Player(s.player_id, s.name) for s in lobby_table.seats]
             now = self._services.clock()
             options = dict(lobby_table.options) or self.record.options
+            seed = self._services.seeds(self.table_id)
             try:
-                step = await self.adapter.start(len(players), options, self._services.seeds(), now)
+                step = await self.adapter.start(len(players), options, seed, now)
             except GameUnavailableError:
                 raise ProtocolError("unavailable", id=action_id) from None
             except BadActionError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -28,15 +29,20 @@ class RunningGateway:
         await self.runner.cleanup()
 
 
-async def start_gateway(config: GatewayConfig) -> RunningGateway:
-    """Open the store and the channels, resume the games in play, listen."""
+async def start_gateway(
+    config: GatewayConfig, *, seeds: Callable[[str], int] | None = None
+) -> RunningGateway:
+    """Open the store and the channels, resume the games in play, listen.
+
+    ``seeds`` is for the load bench only (bench/load_gateway.py), which replays games found
+    ahead of time: ``main`` never passes it, and no setting of the environment reaches it."""
     # Full collections of a heap this size stopped the event loop for 0.1–1 s under load
     # (p99 of a turn 673–878 ms at 1,500 tables); with the start-up objects frozen and the
     # oldest generation collected rarely, p99 was 53 ms (docs/benchmarks.md, load section).
     gc.freeze()
     gc.set_threshold(700, 10, 1_000_000)
     runner = web.AppRunner(
-        create_app(config),
+        create_app(config, seeds=seeds),
         handle_signals=False,
         access_log=None,
         shutdown_timeout=config.shutdown_grace,

@@ -69,8 +69,8 @@ class RoomServices:
     settings: TableSettings
     clock: Callable[[], float]
     """Unix seconds (injectable for tests)."""
-    seeds: Callable[[], int]
-    """Each new game's seed (injectable for tests)."""
+    seeds: Callable[[str], int]
+    """Each new game's seed, given its table id (injectable for tests and the load bench)."""
     replica: str
     """This process, among the gateway replicas sharing the store."""
     lifecycle: Lifecycle
