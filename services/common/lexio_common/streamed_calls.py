@@ -12,6 +12,12 @@ same id. When the stream ends or fails, every question in flight fails with
 :class:`StreamBrokenError` and the next question opens a new stream; a server that does not
 have the method (an older version, during a rolling update) answers UNIMPLEMENTED, which
 :class:`StreamUnsupportedError` reports so that the caller can ask by unary calls instead.
+
+On the server, :func:`answer_stream` answers each call of a stream with the unary handler
+of the same question, concurrently (a question that waits on another service does not hold
+up the next), a refusal in-band; each question is counted and timed in the gRPC server
+metrics as the unary call it stands for, so a hop keeps one latency series whichever way
+it is crossed.
 """
 
 from __future__ import annotations
@@ -20,12 +26,22 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 import grpc
 
-__all__ = ["StreamBrokenError", "StreamUnsupportedError", "StreamedCalls"]
+from lexio_common.grpc_metrics import UNARY, GrpcServerMetrics, default_metrics
+
+__all__ = [
+    "CallRefusedError",
+    "StreamBrokenError",
+    "StreamUnsupportedError",
+    "StreamedCallContext",
+    "StreamedCalls",
+    "answer_stream",
+]
 
 log = logging.getLogger(__name__)
 
@@ -142,3 +158,84 @@ class StreamedCalls(Generic[Request, Result]):
         if stream.reader is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await stream.reader
+
+
+class CallRefusedError(Exception):
+    """A question answered with a status other than OK (what a unary call would abort with)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class StreamedCallContext:
+    """The context a unary handler gets when it answers one question of a stream: all such a
+    handler asks of its context is :meth:`abort`, which here refuses this question only."""
+
+    def __init__(self) -> None:
+        self.code = grpc.StatusCode.OK
+
+    async def abort(
+        self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
+    ) -> NoReturn:
+        self.code = code
+        raise CallRefusedError(code, details)
+
+
+async def answer_stream(
+    calls: AsyncIterator[Any],
+    handler: Callable[[Any, StreamedCallContext], Awaitable[Any]],
+    result_type: Callable[..., Any],
+    *,
+    service: str,
+    method: str,
+    metrics: GrpcServerMetrics | None = None,
+) -> AsyncIterator[Any]:
+    """Each ``call`` of the stream (``id``, ``request``) answered by ``handler(request,
+    context)`` as ``result_type(id=…, response=…)`` or, refused, ``result_type(id=…, code=…,
+    message=…)``; questions run concurrently and are answered as they finish."""
+    metrics = metrics or default_metrics()
+    answers: asyncio.Queue[Any] = asyncio.Queue()
+    running: set[asyncio.Task[None]] = set()
+
+    async def one(call: Any) -> None:
+        metrics.started.labels(UNARY, service, method).inc()
+        started = time.perf_counter()
+        context = StreamedCallContext()
+        try:
+            response = await handler(call.request, context)
+        except CallRefusedError as e:
+            answers.put_nowait(result_type(id=call.id, code=e.code.value[0], message=e.message))
+            metrics.observe(UNARY, service, method, e.code, time.perf_counter() - started)
+        except Exception:
+            log.exception("streamed call failed", extra={"method": method})
+            code = grpc.StatusCode.INTERNAL
+            answers.put_nowait(result_type(id=call.id, code=code.value[0], message="internal"))
+            metrics.observe(UNARY, service, method, code, time.perf_counter() - started)
+        else:
+            answers.put_nowait(result_type(id=call.id, response=response))
+            metrics.observe(
+                UNARY, service, method, grpc.StatusCode.OK, time.perf_counter() - started
+            )
+
+    async def read() -> None:
+        try:
+            async for call in calls:
+                task = asyncio.create_task(one(call))
+                running.add(task)
+                task.add_done_callback(running.discard)
+            while running:
+                await asyncio.wait(set(running))
+        finally:
+            answers.put_nowait(None)
+
+    reader = asyncio.create_task(read())
+    try:
+        while (answer := await answers.get()) is not None:
+            yield answer
+        await reader  # the caller's half ended: raise what ended it, if anything did
+    finally:
+        reader.cancel()
+        for task in list(running):
+            task.cancel()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Final, Protocol
 
 import grpc
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
+from lexio_common.streamed_calls import answer_stream
 from lexio_engine import codec
 from lexio_engine.evaluation import CallOutcome, refuse_input
 from lexio_rules import (
@@ -33,6 +34,7 @@ from lexio_rules import (
 log = logging.getLogger(__name__)
 
 LEXICON_UNAVAILABLE: Final = "lexicon_unavailable"
+SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["Engine"].full_name
 GAME: Final = "lexio"
 
 
@@ -119,6 +121,17 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
                 call.outcome = "refused"
                 reply.outcome.CopyFrom(_refused(outcome.refusal))
             return reply
+
+    async def ActStream(
+        self, calls: AsyncIterator[pb.ActCall], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ActResult]:
+        """Every call of the stream answered as :meth:`Act` would, concurrently (one that waits
+        on the lexicon does not hold up the others), a failure in-band; each is counted and
+        timed as an Act call."""
+        async for result in answer_stream(
+            calls, self.Act, pb.ActResult, service=SERVICE_NAME, method="Act"
+        ):
+            yield result
 
     async def Preview(
         self, request: pb.PreviewRequest, context: grpc.aio.ServicerContext

@@ -138,7 +138,9 @@ def _game_adapters(
         address = game.engine_address or config.engine_address
         channel = channels.get(address) or grpc.aio.insecure_channel(address)
         channels[address] = channel
-        adapters[game.name] = build_adapter(game.name, channel, config.rpc_timeout, game.settings)
+        adapters[game.name] = build_adapter(
+            game.name, channel, config.rpc_timeout, game.settings, stream=config.engine_stream
+        )
     return channels, adapters
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lexio_common.config import ConfigError, env_float, env_int, env_str
+from lexio_common.config import ConfigError, env_bool, env_float, env_int, env_str
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,8 @@ class GatewayConfig:
     db_path: Path = Path("var/gateway.sqlite3")
     games: tuple[GameEndpoint, ...] = DEFAULT_GAMES
     rpc_timeout: float = 5.0
+    engine_stream: bool = True
+    """Send every Act over one long-lived stream per engine (else a unary call each)."""
     origins: tuple[str, ...] = ()
     """Allowed WebSocket origins; empty means the request's own host only."""
     heartbeat: float = 20.0
@@ -96,6 +98,7 @@ class GatewayConfig:
             db_path=Path(env_str("LEXIO_GATEWAY_DB", str(cls.db_path))),
             games=_games_from_env(),
             rpc_timeout=env_float("LEXIO_GATEWAY_RPC_TIMEOUT", cls.rpc_timeout, minimum=0.01),
+            engine_stream=env_bool("LEXIO_GATEWAY_ENGINE_STREAM", cls.engine_stream),
             origins=tuple(o.strip().rstrip("/") for o in origins.split(",") if o.strip()),
             heartbeat=env_float("LEXIO_GATEWAY_HEARTBEAT", cls.heartbeat, minimum=1.0),
             frames_per_second=env_float(

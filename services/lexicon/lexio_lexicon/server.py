@@ -27,7 +27,7 @@ from pathlib import Path
 
 import grpc
 
-from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
+from lexio.lexicon.v1 import lexicon_pb2_grpc
 from lexio_common import service
 from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
@@ -37,6 +37,7 @@ from lexio_lexicon.servicer import (
     DEFAULT_LIST,
     DEFAULT_MAX_WORD_LENGTH,
     DEFAULT_MAX_WORDS,
+    SERVICE_NAME,
     LexiconMetrics,
     LexiconServicer,
 )
@@ -59,7 +60,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: The fully qualified gRPC service name, also the name health reports under.
-SERVICE_NAME: str = lexicon_pb2.DESCRIPTOR.services_by_name["Lexicon"].full_name
 #: Exit statuses: a bad list or bad configuration will not fix itself on restart.
 EXIT_BAD_WORDLIST = service.EXIT_BAD_CONFIG
 EXIT_BAD_CONFIG = service.EXIT_BAD_CONFIG

@@ -22,6 +22,7 @@ import grpc
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, Info
 
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
+from lexio_common.streamed_calls import answer_stream
 from lexio_lexicon.catalog import LIST_IDS
 from lexio_lexicon.normalise import word_pattern
 from lexio_lexicon.words import WordList
@@ -45,6 +46,8 @@ DEFAULT_MAX_WORD_LENGTH = 22
 DEFAULT_LIST = "fr"
 #: The ``lexicon`` label of requests naming a list this service does not hold (bounded).
 UNKNOWN_LABEL = "unknown"
+#: The gRPC service's full name (what the server's metrics call it).
+SERVICE_NAME: str = lexicon_pb2.DESCRIPTOR.services_by_name["Lexicon"].full_name
 
 LOOKUP_BUCKETS = (
     0.0001,
@@ -137,15 +140,6 @@ class LexiconMetrics:
 METRICS = LexiconMetrics()
 
 
-class CallRefusedError(Exception):
-    """A CheckWords call this service does not answer: the status code it ends with."""
-
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
 class LexiconServicer(lexicon_pb2_grpc.LexiconServicer):
     """Answers CheckWords and Info from named :class:`WordList` objects, within limits.
 
@@ -203,38 +197,12 @@ class LexiconServicer(lexicon_pb2_grpc.LexiconServicer):
     async def CheckWords(
         self, request: lexicon_pb2.CheckWordsRequest, context: grpc.aio.ServicerContext
     ) -> lexicon_pb2.CheckWordsResponse:
-        try:
-            return self.answer(request)
-        except CallRefusedError as e:
-            await context.abort(e.code, e.message)
-            raise AssertionError("context.abort returned") from None  # pragma: no cover
-
-    async def CheckWordsStream(
-        self,
-        calls: AsyncIterator[lexicon_pb2.CheckWordsCall],
-        context: grpc.aio.ServicerContext,
-    ) -> AsyncIterator[lexicon_pb2.CheckWordsResult]:
-        """Every call of the stream answered in turn, a refusal in-band (the stream goes on):
-        one long-lived call costs the engine and this service less CPU and time per question
-        than a unary call each (docs/benchmarks.md)."""
-        async for call in calls:
-            try:
-                response = self.answer(call.request)
-            except CallRefusedError as e:
-                yield lexicon_pb2.CheckWordsResult(
-                    id=call.id, code=e.code.value[0], message=e.message
-                )
-            else:
-                yield lexicon_pb2.CheckWordsResult(id=call.id, response=response)
-
-    def answer(self, request: lexicon_pb2.CheckWordsRequest) -> lexicon_pb2.CheckWordsResponse:
-        """One CheckWords question's answer, or :class:`CallRefusedError`."""
         started = time.perf_counter()
         list_id = request.lexicon or DEFAULT_LIST
         problem = self._unknown_list(list_id)
         label = UNKNOWN_LABEL if problem else list_id
         if problem is None:
-            words = self._loaded(list_id)
+            words = await self._loaded(list_id, context)
             problem = self._problem(list_id, request.words)
         if problem is not None:
             self._metrics.lookup_seconds.labels(outcome="invalid", lexicon=label).observe(
@@ -244,7 +212,7 @@ class LexiconServicer(lexicon_pb2_grpc.LexiconServicer):
                 "check refused",
                 extra={"reason": problem, "word_count": len(request.words), "lexicon": label},
             )
-            raise CallRefusedError(grpc.StatusCode.INVALID_ARGUMENT, problem)
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         unknown = words.unknown(request.words)
         reply = lexicon_pb2.CheckWordsResponse(unknown=unknown)
         if request.with_spellings:
@@ -259,6 +227,22 @@ class LexiconServicer(lexicon_pb2_grpc.LexiconServicer):
         )
         return reply
 
+    async def CheckWordsStream(
+        self,
+        calls: AsyncIterator[lexicon_pb2.CheckWordsCall],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[lexicon_pb2.CheckWordsResult]:
+        """Every question of the stream answered as :meth:`CheckWords` would, a refusal
+        in-band (the stream goes on), each counted and timed as a CheckWords call."""
+        async for result in answer_stream(
+            calls,
+            self.CheckWords,
+            lexicon_pb2.CheckWordsResult,
+            service=SERVICE_NAME,
+            method="CheckWords",
+        ):
+            yield result
+
     async def Info(
         self, request: lexicon_pb2.InfoRequest, context: grpc.aio.ServicerContext
     ) -> lexicon_pb2.InfoResponse:
@@ -266,10 +250,7 @@ class LexiconServicer(lexicon_pb2_grpc.LexiconServicer):
             problem = self._unknown_list(request.lexicon)
             if problem is not None:
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
-            try:
-                chosen = {request.lexicon: self._loaded(request.lexicon)}
-            except CallRefusedError as e:
-                await context.abort(e.code, e.message)
+            chosen = {request.lexicon: await self._loaded(request.lexicon, context)}
         else:
             chosen = self.loaded
             if not chosen:
@@ -295,12 +276,13 @@ class LexiconServicer(lexicon_pb2_grpc.LexiconServicer):
             reply.source = french.source
         return reply
 
-    def _loaded(self, list_id: str) -> WordList:
+    async def _loaded(self, list_id: str, context: grpc.aio.ServicerContext) -> WordList:
         words = self._words.get(list_id)
         if words is None:
-            raise CallRefusedError(
+            await context.abort(
                 grpc.StatusCode.UNAVAILABLE, f"word list {list_id} is still loading"
             )
+            raise AssertionError("context.abort returned")  # pragma: no cover
         return words
 
     def _unknown_list(self, list_id: str) -> str | None:

@@ -41,14 +41,15 @@ __all__ = [
     "build_adapter",
 ]
 
-AdapterFactory = Callable[[grpc.aio.Channel, float, Mapping[str, Any]], GameAdapter]
+AdapterFactory = Callable[[grpc.aio.Channel, float, Mapping[str, Any], bool], GameAdapter]
+"""(channel, call timeout, the game's settings, whether Act goes over a stream) → adapter."""
 
 ADAPTER_TYPES: Final[Mapping[str, AdapterFactory]] = {
-    "lexio": lambda channel, timeout, settings: LexioAdapter(
-        channel, timeout=timeout, settings=LexioSettings.of(settings)
+    "lexio": lambda channel, timeout, settings, stream: LexioAdapter(
+        channel, timeout=timeout, settings=LexioSettings.of(settings), stream=stream
     ),
-    "mishqaq": lambda channel, timeout, settings: MishqaqAdapter(
-        channel, timeout=timeout, settings=MishqaqSettings.of(settings)
+    "mishqaq": lambda channel, timeout, settings, stream: MishqaqAdapter(
+        channel, timeout=timeout, settings=MishqaqSettings.of(settings), stream=stream
     ),
 }
 """Every game this gateway can serve; the configuration says which it does, and where."""
@@ -64,12 +65,17 @@ ACTION_KINDS: Final = frozenset(lexio.KINDS) | frozenset(mishqaq.KINDS)
 
 
 def build_adapter(
-    game: str, channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any]
+    game: str,
+    channel: grpc.aio.Channel,
+    timeout: float,
+    settings: Mapping[str, Any],
+    *,
+    stream: bool = True,
 ) -> GameAdapter:
     """The adapter of ``game`` over ``channel``; ValueError for an unknown game or setting."""
     factory = ADAPTER_TYPES.get(game)
     if factory is None:
         raise ValueError(f"no adapter for the game {game!r} (known: {', '.join(ADAPTER_TYPES)})")
-    adapter = factory(channel, timeout, settings)
+    adapter = factory(channel, timeout, settings, stream)
     initialise_game(game, METRIC_LABELS[game])
     return adapter

@@ -39,7 +39,12 @@ _TABLE_CAUSES: Final = {
 }
 METRIC_LABELS: Final = GameLabels(
     actions=KINDS,
-    engine_rpcs=tuple(pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name),
+    # A call carried by ActStream is counted as the Act it is: no series of its own.
+    engine_rpcs=tuple(
+        name
+        for name in pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name
+        if not name.endswith("Stream")
+    ),
     clock_actions=tuple(_TABLE_CAUSES),
     end_causes=enum_codes(pb.EndCause.DESCRIPTOR),
     refusal_reasons=enum_codes(pb.Reason.DESCRIPTOR),
@@ -98,10 +103,19 @@ class LexioAdapter:
     name = "lexio"
 
     def __init__(
-        self, channel: grpc.aio.Channel, *, timeout: float, settings: LexioSettings
+        self,
+        channel: grpc.aio.Channel,
+        *,
+        timeout: float,
+        settings: LexioSettings,
+        stream: bool = True,
     ) -> None:
-        self._call = EngineCaller(engine_pb2_grpc.EngineStub(channel), game=self.name,
-                                  timeout=timeout)  # fmt: skip
+        self._call = EngineCaller(
+            engine_pb2_grpc.EngineStub(channel),
+            game=self.name,
+            timeout=timeout,
+            streamed={"Act": pb.ActCall} if stream else None,
+        )
         self._settings = settings
 
     @staticmethod

@@ -40,7 +40,12 @@ SIDES: Final = ("latin", "arabic")
 #: gateway learns them when they happen).
 METRIC_LABELS: Final = GameLabels(
     actions=KINDS,
-    engine_rpcs=tuple(pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name),
+    # A call carried by ActStream is counted as the Act it is: no series of its own.
+    engine_rpcs=tuple(
+        name
+        for name in pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name
+        if not name.endswith("Stream")
+    ),
     clock_actions=(TIMEOUT,),
     end_causes=enum_codes(pb.EndCause.DESCRIPTOR),
 )
@@ -161,10 +166,18 @@ class MishqaqAdapter:
     name = "mishqaq"
 
     def __init__(
-        self, channel: grpc.aio.Channel, *, timeout: float, settings: MishqaqSettings
+        self,
+        channel: grpc.aio.Channel,
+        *,
+        timeout: float,
+        settings: MishqaqSettings,
+        stream: bool = True,
     ) -> None:
         self._call = EngineCaller(
-            engine_pb2_grpc.EngineStub(channel), game=self.name, timeout=timeout
+            engine_pb2_grpc.EngineStub(channel),
+            game=self.name,
+            timeout=timeout,
+            streamed={"Act": pb.ActCall} if stream else None,
         )
         self._settings = settings
         if settings.bank_minute_seconds != 60.0:
