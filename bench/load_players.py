@@ -23,7 +23,6 @@ refusal, a time-out, a lost connection).
 from __future__ import annotations
 
 import asyncio
-import bisect
 import contextlib
 import copy
 import gc
@@ -61,20 +60,16 @@ machine in the 30-minute soak and its pauses part of the latency measured."""
 
 
 class QuickBot(Bot):
-    """The reference bot with a cheaper choice of candidate words.
+    """The reference bot on the load generator's search budget, which can also misspell a move.
 
-    :class:`Bot` filters every word of the list on each call (~30 ms a move, too much for a
-    load generator sharing two cores with the services); this one asks an anagram index for
-    the words made of a subset of the rack plus one letter of the board (or none, on an empty
-    board). The placement search and its checks (rules' form, known words) are the bot's own.
+    Its search is :class:`Bot`'s, :func:`lexio_rules.legal_placements` (candidate words from an
+    anagram index, so a move costs a few milliseconds even on two cores shared with the
+    services), but it gives up after :data:`SEARCH_TRIES` placements.
     """
 
     def __init__(self, words: Iterable[str], seed: int) -> None:
-        super().__init__(words, seed)
-        anagrams: dict[str, list[str]] = defaultdict(list)
-        for word in self._all:
-            anagrams["".join(sorted(word))].append(word)
-        self._anagrams = dict(anagrams)
+        # misspelt() counts on the bot knowing every word of up to 7 letters, and no longer.
+        super().__init__(words, seed, max_length=7)
 
     def with_seed(self, seed: int) -> QuickBot:
         twin = copy.copy(self)
@@ -83,27 +78,6 @@ class QuickBot(Bot):
 
     def find(self, board: str, rack: str, tries: int = SEARCH_TRIES) -> Place | None:
         return super().find(board, rack, tries)
-
-    def _candidates(self, rack: str, extra: Iterable[str]) -> list[str]:
-        letters = sorted(ch for ch in rack if ch != BLANK)
-        subsets = {
-            "".join(letters[i] for i in range(len(letters)) if mask >> i & 1)
-            for mask in range(1, 1 << len(letters))
-        }
-        board = sorted(set(extra))
-        keys: set[str] = set()
-        for subset in subsets:
-            if not board and len(subset) >= 2:
-                keys.add(subset)
-            if len(subset) >= 7:
-                continue
-            for letter in board:
-                at = bisect.bisect(subset, letter)
-                keys.add(subset[:at] + letter + subset[at:])
-        words = [w for key in keys for w in self._anagrams.get(key, ())]
-        self.rng.shuffle(words)
-        words.sort(key=lambda w: len(w) > 4)
-        return words
 
     def misspelt(self, board: str, rack: str, place: Place) -> Place | None:
         """The placement with one letter changed to another tile of the rack so that the move

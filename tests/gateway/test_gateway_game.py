@@ -60,9 +60,9 @@ def test_two_players_create_join_start_and_play(
 @pytest.mark.parametrize(
     ("names", "seed", "cause"),
     [
-        pytest.param(["Ana", "Bruno"], 3, "rack_emptied", id="2-players-R30"),
+        pytest.param(["Ana", "Bruno"], 10, "rack_emptied", id="2-players-R30"),
         pytest.param(["Ana", "Bruno"], 7, "no_placement", id="2-players-R31"),
-        pytest.param(["Ana", "Bruno", "Chloé", "Dani"], 1, "rack_emptied", id="4-players-R30"),
+        pytest.param(["Ana", "Bruno", "Chloé", "Dani"], 16, "rack_emptied", id="4-players-R30"),
     ],
 )
 def test_a_whole_game_to_its_end_reveals_every_rack(

@@ -58,12 +58,12 @@ class SocketRecorder:
 def test_one_table_across_two_replicas_plays_to_the_end(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
-    first, second = gateway_factory(seed=3), gateway_factory(seed=3)
+    first, second = gateway_factory(seed=10), gateway_factory(seed=10)
     assert first.hub.store.shared and first.hub.replica != second.hub.replica
 
     async def scenario() -> None:
         async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
-            await play_to_the_end([ana, bruno], bot(3))
+            await play_to_the_end([ana, bruno], bot(10))
             assert ana.view["ending"] == bruno.view["ending"]
             assert ana.view["ending"]["cause"] == "rack_emptied"
             assert ana.log == bruno.log and len(ana.log) == ana.seq

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 import itertools
+import random
+from collections.abc import Iterator
 
-from lexio_client.bot import Bot
 from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
-from lexio_rules import FormedMove, Place, TilePlacement, form_move
+from lexio_rules import FormedMove, Place, TilePlacement, WordIndex, form_move, legal_placements
 from lexio_rules.board import SIZE
 
 
@@ -17,21 +18,25 @@ def french_words() -> frozenset[str]:
 
 
 @functools.cache
-def bot(seed: int = 0) -> Bot:
-    return Bot(sorted(french_words()), seed)
+def french_index() -> WordIndex:
+    return WordIndex.of(french_words())
+
+
+def legal_moves(board: str, rack: str, seed: int) -> Iterator[Place]:
+    """Placements the rules and the lexicon accept, in the order the seed draws."""
+    return legal_placements(board, rack, french_index(), random.Random(seed))
 
 
 def legal_move(board: str, rack: str, seed: int = 0) -> Place:
     """A placement the rules and the lexicon accept (the test's seed makes one exist)."""
-    place = bot(seed).find(board, rack)
+    place = next(legal_moves(board, rack, seed), None)
     assert place is not None, f"no move found for rack {rack}"
     return place
 
 
 def showy_move(board: str, rack: str, seed: int = 0, tries: int = 12) -> Place:
     """Of a few legal moves, the one placing the most tiles (for good-looking screenshots)."""
-    found = [bot(seed).find(board, rack) for _ in range(tries)]
-    moves = [place for place in found if place is not None]
+    moves = list(itertools.islice(legal_moves(board, rack, seed), tries))
     assert moves, f"no move found for rack {rack}"
 
     def worth(place: Place) -> tuple[int, int]:

@@ -2,7 +2,8 @@
 
 Small immutable values (:class:`GameState`, actions, views) and functions over them.
 "Is it legal?" (:func:`examine`, :func:`preview`) is kept apart from "apply it"
-(:func:`conclude`); :func:`play` does both with a local lexicon.
+(:func:`conclude`); :func:`play` does both with a local lexicon. Apart from the rules,
+:func:`legal_placements` finds placements they accept, for bots and tests.
 
 >>> from dataclasses import replace
 >>> from lexio_rules import Place, WordSet, new_game, play
@@ -39,6 +40,7 @@ from lexio_rules.reasons import (
     StateFormatError,
 )
 from lexio_rules.reserve import REGAIN_SECONDS, RESERVE_MAX, Reserve
+from lexio_rules.search import DEFAULT_TRIES, WordIndex, legal_placements
 from lexio_rules.state import (
     DEFAULT_TURN_SECONDS,
     MAX_PLAYERS,
@@ -55,6 +57,7 @@ from lexio_rules.views import SeatView, all_views, seat_view
 
 __all__ = [
     "BINGO_BONUS",
+    "DEFAULT_TRIES",
     "DEFAULT_TURN_SECONDS",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -87,6 +90,7 @@ __all__ = [
     "SeatView",
     "StateFormatError",
     "TilePlacement",
+    "WordIndex",
     "WordScore",
     "WordSet",
     "all_views",
@@ -94,6 +98,7 @@ __all__ = [
     "examine",
     "final_reckoning",
     "form_move",
+    "legal_placements",
     "new_game",
     "play",
     "preview",
