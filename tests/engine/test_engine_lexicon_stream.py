@@ -55,9 +55,7 @@ def _started(method: str) -> float:
 def test_the_stream_answers_each_call_by_id_and_refuses_in_band(lexicon: RunningServer) -> None:
     calls = [
         lexicon_pb2.CheckWordsCall(id=7, request=lexicon_pb2.CheckWordsRequest(words=["CHAT"])),
-        lexicon_pb2.CheckWordsCall(
-            id=8, request=lexicon_pb2.CheckWordsRequest(words=["A"] * 1000)
-        ),
+        lexicon_pb2.CheckWordsCall(id=8, request=lexicon_pb2.CheckWordsRequest(words=["A"] * 1000)),
         lexicon_pb2.CheckWordsCall(
             id=9, request=lexicon_pb2.CheckWordsRequest(words=["ZZQX", "MAISON"])
         ),
@@ -158,7 +156,7 @@ class _OlderLexicon(LexiconServicer):
 class _SilentLexicon(LexiconServicer):
     """Reads the stream's questions and never answers them."""
 
-    async def CheckWordsStream(  # type: ignore[override]
+    async def CheckWordsStream(  # noqa: N802 - the gRPC method's name
         self, calls: AsyncIterator[lexicon_pb2.CheckWordsCall], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[lexicon_pb2.CheckWordsResult]:
         async for _ in calls:
