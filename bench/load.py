@@ -53,22 +53,26 @@ import aiohttp
 from benchlib import machine
 from load_floor import PACED_LABEL, print_floors
 from load_floor import measure as measure_floors
-from load_players import Plan, load_bot, run_tables
+from load_players import Plan, Policy, build_book, load_bot, run_tables
 from load_services import Stack, redis_supported
 from load_stats import ProcWatch, Scrape, histogram_delta, label_values, scrape, summary
+
+BOOKS = Path(__file__).resolve().parent.parent / "var" / "load-scripts"
+"""Where books of games found ahead of time are cached (load_scripts)."""
 
 # (service, metric, labels to match, what it is)
 HOPS: tuple[tuple[str, str, dict[str, str], str], ...] = (
     ("gateway", "lexio_gateway_turn_seconds", {}, "gateway: act received → last frame sent"),
     ("gateway", "lexio_gateway_engine_call_seconds", {"rpc": "Act"}, "gateway → engine Act"),
     ("gateway", "lexio_gateway_lobby_call_seconds", {}, "gateway → lobby (any call)"),
-    ("engine", "lexio_engine_evaluation_seconds", {"rpc": "Act"}, "engine: Act handler"),
     ("engine", "lexio_engine_lexicon_call_seconds", {}, "engine → lexicon CheckWords"),
-    ("engine", "grpc_server_handling_seconds", {"grpc_method": "Act"}, "engine gRPC Act (server)"),
+    ("engine", "grpc_server_handling_seconds", {"grpc_method": "Act"},
+     "engine gRPC Act (server, both games)"),
     ("lexicon", "lexio_lexicon_lookup_seconds", {}, "lexicon: look-up"),
     ("lexicon", "grpc_server_handling_seconds", {"grpc_method": "CheckWords"},
      "lexicon gRPC CheckWords (server)"),
-    ("lobby", "lexio_lobby_rpc_seconds", {}, "lobby: any RPC"),
+    ("lobby", "grpc_server_handling_seconds", {"grpc_service": "lexio.lobby.v1.Lobby"},
+     "lobby: any RPC"),
 )  # fmt: skip
 
 
@@ -264,24 +268,46 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for item in args.service_env:
             key, _, value = item.partition("=")
             extra_env[key] = value
+        book = None
+        if args.book:
+            book = prepare_book(args)
+            report["book"] = {"games": args.book, "path": str(book)}
         stack = Stack(
             directory,
             backend=backend,
             turn_seconds=args.turn_seconds,
             pythonpath=args.service_pythonpath,
             extra_env=extra_env,
+            book=(book_base(args), args.book) if book else None,
         )
         try:
             stack.start()
             print(f"services up in {stack.services['gateway'].ready_seconds:.1f} s: {stack.pids()}")
-            report.update(_drive(args, stack, directory))
+            report.update(_drive(args, stack, directory, book))
         finally:
             report["exit_codes"] = stack.stop()
             report["service_errors"] = stack.log_errors()
     return report
 
 
-def _drive(args: argparse.Namespace, stack: Stack, directory: Path) -> dict[str, Any]:
+def book_base(args: argparse.Namespace) -> int:
+    """The book's first seed: the run's seed decides which games are played."""
+    return int(args.seed) * 1_000_000
+
+
+def prepare_book(args: argparse.Namespace) -> Path:
+    started = time.perf_counter()
+    policy = Policy(args.pass_rate, args.exchange_rate, args.refuse_rate)
+    path = build_book(
+        args.book_dir, count=args.book, base=book_base(args), players=args.players, policy=policy
+    )
+    print(f"book of {args.book} games: {path} ({time.perf_counter() - started:.1f} s)")
+    return path
+
+
+def _drive(
+    args: argparse.Namespace, stack: Stack, directory: Path, book: Path | None = None
+) -> dict[str, Any]:
     ctx = multiprocessing.get_context("spawn")
     tables = list(range(args.tables))
     workers = max(1, min(args.workers, args.tables))
@@ -301,6 +327,7 @@ def _drive(args: argparse.Namespace, stack: Stack, directory: Path) -> dict[str,
         "seed": args.seed,
         "turn_timeout": args.turn_seconds * args.players + 60,
         "mishqaq_share": args.mishqaq_share,
+        "book": str(book) if book else None,
     }
     pipes = []
     processes = []
@@ -471,6 +498,23 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
         f"{generator_cpu:.2f} cores = {generator_cpu / cores * 100:.0f} % of the machine; "
         f"kernel softirq (loopback) {irq:.2f} cores; other processes {other:.2f} cores"
     )
+    if rate > 0:
+        per_action = {
+            name: p["cpu_cores"] / rate * 1000
+            for name, p in report.get("processes", {}).items()
+            if name != "machine" and "cpu_cores" in p
+        }
+        services = sum(v for k, v in per_action.items() if not k.startswith("generator"))
+        generator = sum(v for k, v in per_action.items() if k.startswith("generator"))
+        report["cpu_ms_per_action"] = {**per_action, "services": services, "generator": generator}
+        print(
+            f"CPU per action: services {services:.2f} ms ("
+            + ", ".join(
+                f"{k} {v:.2f}" for k, v in sorted(per_action.items()) if not k.startswith("gen")
+            )
+            + f"), generator {generator:.2f} ms; script steps "
+            f"{clients.get('script_steps', 0):,}, misses {clients.get('script_misses', 0)}"
+        )
     floors = report.get("floors")
     if floors and all_turns:
         ws = floors["ws_echo_ms"]["p50"]
@@ -545,6 +589,15 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reconnect-rate", type=float, default=0.01)
     parser.add_argument("--turn-seconds", type=float, default=120.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--book",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="Lexio players replay this many games found ahead of time (cached in "
+        "var/load-scripts) instead of searching each move; 0: search",
+    )
+    parser.add_argument("--book-dir", type=Path, default=BOOKS, help="where books are cached")
     parser.add_argument(
         "--mishqaq-share",
         type=float,

@@ -26,25 +26,31 @@ import asyncio
 import contextlib
 import copy
 import gc
+import hashlib
+import inspect
+import multiprocessing
 import random
 import resource
 import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import aiohttp
+from load_scripts import Book, Script, book_key, load_book, record_script, save_book
 
+import lexio_rules
 from lexio_client import GatewayClient, ServerError
 from lexio_client.bot import Bot
 from lexio_client.client import Frame
 from lexio_client.mishqaq_bot import MishqaqBot
 from lexio_lexicon.catalog import open_list
 from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
-from lexio_rules import Place, TilePlacement, form_move
+from lexio_rules import Place, TilePlacement, WordSet, form_move
 from lexio_rules.placement import FormedMove
 from lexio_rules.tiles import BLANK
 
@@ -167,6 +173,8 @@ class Plan:
     """The share of the tables that play al-Mishqaq (every n-th table, evenly spread)."""
     mishqaq_budget: int = 150
     """Candidate placements an al-Mishqaq player judges per move (see MishqaqBot)."""
+    book: str | None = None
+    """A book of games found ahead of time (load_scripts): Lexio seats replay its moves."""
 
     def game_of(self, number: int) -> str:
         """Which game table ``number`` plays: al-Mishqaq for an even spread of the share."""
@@ -197,6 +205,10 @@ class Results:
     table_passes: Counter[str] = field(default_factory=Counter)
     tables_done: int = 0
     bot_seconds: float = 0.0
+    script_steps: int = 0
+    """Moves replayed from the book."""
+    script_misses: int = 0
+    """Turns of a scripted game where the view was not the one expected (searched instead)."""
     loop_lag_ms: list[float] = field(default_factory=list)
     cpu_seconds: float = 0.0
 
@@ -226,6 +238,8 @@ class Results:
             "table_passes": dict(self.table_passes),
             "tables_done": self.tables_done,
             "bot_seconds": self.bot_seconds,
+            "script_steps": self.script_steps,
+            "script_misses": self.script_misses,
             "loop_lag_ms": self.loop_lag_ms,
             "cpu_seconds": self.cpu_seconds,
         }
@@ -233,6 +247,9 @@ class Results:
 
 class UnexpectedError(Exception):
     pass
+
+
+_SILENT = frozenset({"event", "ack", "pong"})
 
 
 class Seat:
@@ -249,7 +266,10 @@ class Seat:
         self.view_seq = -1
         """The seq of the last view or snapshot: ``client.seq`` follows the events, which
         arrive before the view of the same seq (so ``client.view`` may still be the old one)."""
+        self.entries = 0
+        """The game's log entries this seat has heard of (where a script is at)."""
         client.on_frame = self._on_frame
+        client.on_close = self.changed.set
 
     def _on_frame(self, frame: Frame) -> None:
         kind = frame["type"]
@@ -265,26 +285,40 @@ class Seat:
             self.table.view_seen(frame["seq"])
         elif kind == "snapshot":
             self.view_seq = frame["seq"]
+            for entry in frame["view"].get("log", ()):
+                self.entries = max(self.entries, int(entry.get("number", 0)))
         elif kind == "seated":
             self.view_seq = -1
-        elif kind == "event" and self.index == 0:
-            entry = frame["entry"]
-            if entry.get("kind") == "pass" and entry.get("cause") not in ("player", None):
-                self.table.results.table_passes[entry["cause"]] += 1
-            elif entry.get("kind") == "result" and entry.get("cause") == "flag":
-                self.table.results.table_passes["flag"] += 1
-        self.changed.set()
+            self.entries = 0
+        elif kind == "event":
+            entry = frame.get("entry") or {}
+            if "number" in entry:
+                self.entries = max(self.entries, int(entry["number"]))
+            if self.index == 0:
+                if entry.get("kind") == "pass" and entry.get("cause") not in ("player", None):
+                    self.table.results.table_passes[entry["cause"]] += 1
+                elif entry.get("kind") == "result" and entry.get("cause") == "flag":
+                    self.table.results.table_passes["flag"] += 1
+        # What a seat waits for comes with a view, a snapshot, a table or a rematch frame: an
+        # event (it precedes the view of its seq) or an ack wakes nobody.
+        if kind not in _SILENT:
+            self.changed.set()
 
     async def until(self, predicate: Callable[[], bool], timeout: float, what: str) -> None:
-        """Wait until ``predicate()`` holds, re-checked on each frame this seat receives."""
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            self.changed.clear()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.client.closed.is_set():
-                raise UnexpectedError(f"{self.name}: no {what} after {timeout:.0f} s")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), min(remaining, 1.0))
+        """Wait until ``predicate()`` holds, re-checked on each frame this seat receives and
+        when its connection ends. (One timer per wait: a wake-up every second for each of
+        thousands of waiting seats was most of the generator's CPU.)"""
+        if predicate():
+            return
+        try:
+            async with asyncio.timeout(timeout):
+                while not predicate():
+                    if self.client.closed.is_set():
+                        raise UnexpectedError(f"{self.name}: connection lost waiting for {what}")
+                    self.changed.clear()
+                    await self.changed.wait()
+        except TimeoutError:
+            raise UnexpectedError(f"{self.name}: no {what} after {timeout:.0f} s") from None
 
     @property
     def me(self) -> int:
@@ -301,6 +335,7 @@ class Table:
         results: Results,
         *,
         executor: ThreadPoolExecutor,
+        book: Book | None = None,
     ) -> None:
         self.plan = plan
         self.number = number
@@ -318,6 +353,9 @@ class Table:
                 )
         self.seats: list[Seat] = []
         self.pending: dict[int, tuple[float, int]] = {}
+        self.book = book if self.game == "lexio" else None
+        self.script: Script | None = None
+        """The game this table replays, once it is started (its seed comes from the table id)."""
         self.stage = "not started"
         self.executor = executor
         """What the table was doing last (said with an error)."""
@@ -419,6 +457,10 @@ class Table:
         return code
 
     async def _play_game(self) -> None:
+        if self.book is not None:
+            self.script = self.book.for_table(
+                str(self.seats[0].client.table["table_id"]), self.players
+            )
         tasks = [asyncio.create_task(self._player(seat)) for seat in self.seats]
         try:
             await asyncio.gather(*tasks)
@@ -434,6 +476,12 @@ class Table:
             if len(finals) != 1:
                 raise UnexpectedError(
                     f"T{self.number}: seats disagree on the final scores {finals}"
+                )
+            if self.script is not None and finals != {self.script.final_scores}:
+                # Replayed move for move: the services must reach the rules' own result.
+                raise UnexpectedError(
+                    f"T{self.number}: final scores {finals} after replaying seed "
+                    f"{self.script.seed}, which ends {self.script.final_scores}"
                 )
         elif any(e != endings[0] for e in endings):
             raise UnexpectedError(f"T{self.number}: seats disagree on the ending {endings}")
@@ -485,32 +533,28 @@ class Table:
             ):
                 await self._reconnect(seat)
 
-    def _choose(self, view: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """(the action to play, a misspelt placement to be refused first or None)."""
+    def _choose(
+        self, view: dict[str, Any], entries: int
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """(the action to play, a misspelt placement to be refused first or None), for the
+        turn after ``entries`` log entries."""
         plan = self.plan
         started = time.perf_counter()
         try:
             if self.game == "mishqaq":
                 return self._race(view), None
             if self.stopping and plan.finish == "pass":
+                self.script = None
                 return {"pass_turn": {}}, None
-            roll = self.rng.random()
-            rack = view["rack"]
-            if roll < plan.pass_rate:
-                return {"pass_turn": {}}, None
-            if roll < plan.pass_rate + plan.exchange_rate and view["bag_count"] >= len(rack) > 0:
-                count = self.rng.randint(1, min(3, len(rack)))
-                return {"exchange": {"tiles": "".join(self.rng.sample(rack, count))}}, None
-            action = self.bot.choose(view)
-            wrong = None
-            if (
-                "place" in action
-                and self.rng.random() < plan.refuse_rate
-                and view["reserve_tries"] >= 3
-            ):
-                misspelt = self.bot.misspelt(view["board"], rack, place_from_action(action))
-                wrong = place_action(misspelt) if misspelt else None
-            return action, wrong
+            if self.script is not None:
+                step = self.script.step_for(entries, view["seat"], view["board"], view["rack"])
+                if step is not None:
+                    self.results.script_steps += 1
+                    wrong = step.misspelt if view["reserve_tries"] >= 3 else None
+                    return step.action, wrong
+                self.results.script_misses += 1
+                self.script = None  # off the script: the rest of the game is searched
+            return choose_lexio(self.bot, self.rng, plan, view)
         finally:
             self.results.bot_seconds += time.perf_counter() - started
 
@@ -527,9 +571,13 @@ class Table:
         client = seat.client
         # The search runs on the worker's bot thread: on the event loop, a 50 ms search would
         # delay every other seat's frames and show up as their latency.
-        action, wrong = await asyncio.get_running_loop().run_in_executor(
-            self.executor, self._choose, dict(client.view)
-        )
+        if self.script is not None and self.game == "lexio":
+            # A replayed move costs microseconds: no hop to the bot's thread.
+            action, wrong = self._choose(client.view, seat.entries)
+        else:
+            action, wrong = await asyncio.get_running_loop().run_in_executor(
+                self.executor, self._choose, dict(client.view), seat.entries
+            )
         if wrong is not None:
             self.stage = f"{seat.name} misspelt place at seq {client.seq}"
             views_before = seat.views
@@ -581,6 +629,79 @@ class Table:
             self.results.reconnect_ms.append((time.perf_counter() - started) * 1000)
 
 
+@dataclass(frozen=True)
+class Policy:
+    """How often a simulated Lexio player does something other than its best placement."""
+
+    pass_rate: float = 0.02
+    exchange_rate: float = 0.03
+    refuse_rate: float = 0.03
+
+
+def choose_lexio(
+    bot: QuickBot, rng: random.Random, plan: Plan | Policy, view: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A simulated person's Lexio move from its view: sometimes a pass or an exchange, else
+    the bot's placement (or its exchange or pass when it finds none), and sometimes first the
+    same placement misspelt, to be refused (R19/R20). The book's games are played by this
+    too (load_scripts.record_script)."""
+    roll = rng.random()
+    rack = view["rack"]
+    if roll < plan.pass_rate:
+        return {"pass_turn": {}}, None
+    if roll < plan.pass_rate + plan.exchange_rate and view["bag_count"] >= len(rack) > 0:
+        count = rng.randint(1, min(3, len(rack)))
+        return {"exchange": {"tiles": "".join(rng.sample(rack, count))}}, None
+    action = bot.choose(view)
+    wrong = None
+    if "place" in action and rng.random() < plan.refuse_rate and view["reserve_tries"] >= 3:
+        misspelt = bot.misspelt(view["board"], rack, place_from_action(action))
+        wrong = place_action(misspelt) if misspelt else None
+    return action, wrong
+
+
+_BOOK_BOT: list[QuickBot] = []
+
+
+def _book_worker_start() -> None:
+    _BOOK_BOT.append(load_bot())
+
+
+def _record(seed: int, players: int, policy: Policy) -> Script:
+    bot = _BOOK_BOT[0].with_seed(seed)
+    rng = random.Random(seed * 7_919)
+    words = WordSet(DEFAULT_WORDLIST_PATH.read_text(encoding="ascii").split())
+    return record_script(seed, players, lambda view: choose_lexio(bot, rng, policy, view), words)
+
+
+def build_book(
+    directory: Path, *, count: int, base: int, players: int, policy: Policy, workers: int = 2
+) -> Path:
+    """The book of ``count`` games from seed ``base`` (load_scripts), played in ``workers``
+    processes, or the cached one that the same inputs made before."""
+    rules = Path(lexio_rules.__file__).parent
+    sources = [
+        DEFAULT_WORDLIST_PATH,
+        Path(__file__),
+        Path(inspect.getfile(Bot)),
+        *rules.glob("*.py"),
+    ]
+    key = book_key(
+        [count, base, players, policy, SEARCH_TRIES]
+        + [hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(sources)]
+    )
+    path = directory / f"book-{key}.json"
+    if path.exists():
+        return path
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_book_worker_start) as pool:
+        scripts = list(
+            pool.map(_record, range(base, base + count), [players] * count, [policy] * count)
+        )
+    save_book(Book(base, tuple(scripts)), path)
+    return path
+
+
 async def _loop_lag(results: Results, until: float) -> None:
     """How late the worker's own event loop wakes up: when it is busy, client-side latency
     includes the generator's queueing, and this says by how much. Every 10 s what survived the
@@ -607,9 +728,12 @@ async def run_tables(plan: Plan, bot: QuickBot | None = None) -> Results:
     # The loop thread takes the GIL back from the bot thread within 1 ms (default 5 ms).
     sys.setswitchinterval(0.001)
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot")
+    book = load_book(Path(plan.book)) if plan.book else None
     connector = aiohttp.TCPConnector(limit=0, force_close=False)
     async with aiohttp.ClientSession(connector=connector) as session:
-        tables = [Table(plan, n, session, bot, results, executor=executor) for n in plan.tables]
+        tables = [
+            Table(plan, n, session, bot, results, executor=executor, book=book) for n in plan.tables
+        ]
         lag = asyncio.create_task(_loop_lag(results, plan.stop_at))
         tasks = [asyncio.create_task(t.run()) for t in tables]
         _, late = await asyncio.wait(tasks, timeout=max(1.0, plan.hard_stop - time.monotonic()))

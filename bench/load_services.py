@@ -105,6 +105,9 @@ class Stack:
     extra_env: dict[str, str] = field(default_factory=dict)
     join_failures: int = 1_000_000
     frames_per_second: float = 1_000_000.0
+    book: tuple[int, int] | None = None
+    """(first seed, count) of the players' book: the gateway is then bench/load_gateway.py,
+    which seeds each game by its table id (load_scripts.script_seed)."""
     services: dict[str, Service] = field(default_factory=dict)
     redis: subprocess.Popen[bytes] | None = None
     redis_url: str | None = None
@@ -119,12 +122,15 @@ class Stack:
         env.update(values)
         return env
 
-    def _spawn(self, name: str, script: str, port: int, metrics: int | None, **env: str) -> Service:
+    def _spawn(
+        self, name: str, script: str | list[str], port: int, metrics: int | None, **env: str
+    ) -> Service:
+        """Start ``script`` (a program of the venv, or a whole command line) with ``env``."""
         log_path = self.directory / f"{name}.log"
         log = log_path.open("wb")
         self._logs.append(log)
         process = subprocess.Popen(
-            [str(Path(sys.executable).with_name(script))],
+            script if isinstance(script, list) else [str(Path(sys.executable).with_name(script))],
             env=self._env(**env),
             stdout=subprocess.DEVNULL,
             stderr=log,
@@ -207,8 +213,12 @@ class Stack:
         )  # fmt: skip
         _wait_grpc(lobby, "lexio.lobby.v1.Lobby")
         gateway_port, gateway_metrics = free_port(), free_port()
+        seeded = None
+        if self.book is not None:
+            bench = Path(__file__).resolve().parent
+            seeded = [sys.executable, str(bench / "load_gateway.py"), *map(str, self.book)]
         gateway = self._spawn(
-            "gateway", "lexio-gateway", gateway_port, gateway_metrics,
+            "gateway", seeded or "lexio-gateway", gateway_port, gateway_metrics,
             LEXIO_GATEWAY_PORT=str(gateway_port),
             # Its /metrics has a port of its own (the public one answers 404).
             LEXIO_GATEWAY_METRICS_PORT=str(gateway_metrics),

@@ -61,3 +61,39 @@ def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) 
     assert clients["actions"].get("mishqaq:place", 0) > 50
     assert clients["latency_ms"]["mishqaq:place"]["count"] > 0
     assert clients["end_causes"].get("try", 0) > 0
+
+
+def test_players_replaying_a_book_follow_every_script_to_the_rules_result(tmp_path: Path) -> None:
+    """The cheap generator (bench/load_scripts.py): games found ahead of time, replayed through
+    a gateway that seeds each game by its table id. Every turn is the script's (no search),
+    and every game ends with the final scores the rules gave when the book was made."""
+    report_path = tmp_path / "report.json"
+    command = [
+        sys.executable,
+        str(BENCH / "load.py"),
+        "run",
+        "--tables=4",
+        "--players=4",
+        "--think=0",
+        "--ramp=1",
+        "--warmup=1",
+        "--duration=15",
+        "--finish=play",
+        "--drain=30",
+        "--workers=1",
+        "--book=4",
+        "--refuse-rate=0.05",
+        f"--book-dir={tmp_path / 'books'}",
+        "--no-floors",
+        "--print-every=60",
+        f"--json={report_path}",
+        "--check",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    clients = json.loads(report_path.read_text())["clients"]
+    assert clients["error_count"] == 0, clients["errors"]
+    assert clients["games_completed"] == clients["games_started"] >= 4
+    assert clients["script_misses"] == 0
+    assert clients["script_steps"] == sum(clients["actions"].values()) > 100
+    assert clients["refusals"].get("unknown_words", 0) > 0

@@ -66,6 +66,8 @@ class GatewayClient:
         self.closed = asyncio.Event()
         self.on_frame: Callable[[Frame], object] | None = None
         """Called with every frame received (``lexio play`` prints them)."""
+        self.on_close: Callable[[], object] | None = None
+        """Called when the connection ends, however it ends."""
 
     @classmethod
     @asynccontextmanager
@@ -139,6 +141,8 @@ class GatewayClient:
                     self._receive(json.loads(message.data))
         finally:
             self.closed.set()
+            if self.on_close is not None:
+                self.on_close()
             for _, future in self._waiters:
                 if not future.done():
                     future.set_exception(ConnectionError("connection closed"))
