@@ -214,3 +214,51 @@ def test_an_answer_that_never_comes_is_a_deadline_and_changes_nothing_else(
             await running.stop(0)
 
     assert loop_thread.run(scenario()) == "DEADLINE_EXCEEDED"
+
+
+def test_a_rolling_update_of_the_lexicon_loses_no_question(loop_thread: LoopThread) -> None:
+    """The lexicon the engine's stream is on shuts down (SIGTERM's path: RunningServer.stop)
+    while another already listens on the same address (SO_REUSEPORT, as a Service's new pod):
+    the old one stops reading, answers what it read and ends the stream; the engine asks what
+    was left on a new stream, which reaches the new one. Not one question fails."""
+    port = free_port()
+
+    async def scenario() -> tuple[int, int, list[str]]:
+        old, _ = await start(_config(port), metrics=LexiconMetrics(CollectorRegistry()))
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        client = LexiconClient(channel, timeout=5.0)
+        failures: list[str] = []
+        answered = 0
+
+        async def ask_continuously(until: asyncio.Event) -> None:
+            nonlocal answered
+            while not until.is_set():
+                try:
+                    assert await client.unknown(["CHAT", "QQZ"]) == ["QQZ"]
+                    answered += 1
+                except LexiconUnavailableError as e:
+                    failures.append(str(e))
+                await asyncio.sleep(0.002)
+
+        new: RunningServer | None = None
+        done = asyncio.Event()
+        try:
+            await client.unknown(["CHAT"])  # the stream is open, on the old server
+            new, _ = await start(_config(port), metrics=LexiconMetrics(CollectorRegistry()))
+            askers = [asyncio.create_task(ask_continuously(done)) for _ in range(8)]
+            await asyncio.sleep(0.3)
+            before = answered
+            await old.stop(3.0)
+            await asyncio.sleep(0.5)
+            done.set()
+            await asyncio.gather(*askers)
+            return before, answered, failures
+        finally:
+            await client.close()
+            await channel.close()
+            if new is not None:
+                await new.stop(0)
+
+    before, answered, failures = loop_thread.run(scenario(), timeout=60)
+    assert failures == []
+    assert before > 0 and answered > before  # questions were asked before, during and after

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import grpc
@@ -27,6 +27,7 @@ from grpc_health.v1.health import aio as health_aio
 from prometheus_client import start_http_server
 
 from lexio_common.grpc_metrics import GrpcServerMetrics, ServerMetricsInterceptor, default_metrics
+from lexio_common.streamed_calls import StreamDrain
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,9 @@ class RunningServer:
     service_names: tuple[str, ...]
     metrics: GrpcServerMetrics | None = None
     own_readiness: bool = False
+    drain: StreamDrain = field(default_factory=StreamDrain)
+    """Begun at :meth:`stop`: the services' long-lived streams end, answered, within the
+    grace (lexio_common.streamed_calls)."""
 
     async def set_serving(self, serving: bool) -> None:
         """Set every named service's status (and, unless the server reports its readiness
@@ -67,6 +71,7 @@ class RunningServer:
     async def stop(self, grace: float) -> None:
         await self.set_serving(False)
         await self.set_ready(False)
+        self.drain.begin()
         await self.server.stop(grace)
 
 
@@ -98,6 +103,7 @@ async def start_grpc_server(
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     metrics: GrpcServerMetrics | None = None,
     own_readiness: bool = False,
+    drain: StreamDrain | None = None,
 ) -> RunningServer:
     """Bind, register the services and the health servicer, start. Port 0 picks a free port.
 
@@ -113,7 +119,9 @@ async def start_grpc_server(
     if bound == 0:
         raise OSError(f"cannot bind {host}:{port}")
     await server.start()
-    running = RunningServer(server, bound, health, tuple(service_names), metrics, own_readiness)
+    running = RunningServer(
+        server, bound, health, tuple(service_names), metrics, own_readiness, drain or StreamDrain()
+    )
     await health.set(LIVENESS_SERVICE, SERVING)
     await running.set_serving(False)
     await running.set_ready(False)

@@ -18,6 +18,13 @@ of the same question, concurrently (a question that waits on another service doe
 up the next), a refusal in-band; each question is counted and timed in the gRPC server
 metrics as the unary call it stands for, so a hop keeps one latency series whichever way
 it is crossed.
+
+Shutting down (SIGTERM, a rolling update): the server's :class:`StreamDrain` begins, each
+stream stops reading, answers what it has read and ends with OK; the caller asks what is
+left unanswered again, on a new stream, which reaches another replica. The questions are
+pure functions of their request (the engine and the lexicon keep no state), so asking twice
+is harmless; without this, a stream would be served until the grace ran out and then cut,
+failing the moves in flight.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from lexio_common.grpc_metrics import UNARY, GrpcServerMetrics, default_metrics
 __all__ = [
     "CallRefusedError",
     "StreamBrokenError",
+    "StreamDrain",
     "StreamUnsupportedError",
     "StreamedCallContext",
     "StreamedCalls",
@@ -106,17 +114,27 @@ class StreamedCalls(Generic[Request, Result]):
         stream = self._current()
         ident = next(self._ids)
         request.id = ident
+        async with asyncio.timeout(timeout):
+            try:
+                return await self._ask_once(stream, ident, request)
+            except StreamBrokenError as e:
+                if e.code is not grpc.StatusCode.OK:
+                    raise
+            # The server ended the stream (it is shutting down) before answering: ask again
+            # on a new one, which reaches another replica.
+            return await self._ask_once(self._current(), ident, request)
+
+    async def _ask_once(self, stream: _Stream, ident: int, request: Request) -> Result:
         answer: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         stream.waiting[ident] = answer
         try:
-            async with asyncio.timeout(timeout):
-                async with self._writing:
-                    if stream.ended is not None:
-                        raise type(stream.ended)(stream.ended.code)
-                    # If the stream has failed, the reader learns how and fails ``answer``.
-                    with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                        await stream.call.write(request)
-                return await answer
+            async with self._writing:
+                if stream.ended is not None:
+                    raise type(stream.ended)(stream.ended.code)
+                # If the stream has failed, the reader learns how and fails ``answer``.
+                with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                    await stream.call.write(request)
+            return await answer
         finally:
             stream.waiting.pop(ident, None)
 
@@ -127,7 +145,7 @@ class StreamedCalls(Generic[Request, Result]):
                 answer = stream.waiting.pop(result.id, None)
                 if answer is not None and not answer.done():
                     answer.set_result(result)
-            # The server ended the stream: the next question opens another.
+            code = grpc.StatusCode.OK  # the server ended it (draining): ask anew elsewhere
         except grpc.aio.AioRpcError as e:
             code = e.code()
         except asyncio.CancelledError:
@@ -140,7 +158,9 @@ class StreamedCalls(Generic[Request, Result]):
                 log.warning("stream not supported by the server", extra={"stream": self._name})
             else:
                 stream.ended = StreamBrokenError(code)
-                if code is not grpc.StatusCode.CANCELLED:
+                if code is grpc.StatusCode.OK:
+                    log.info("stream ended by the server", extra={"stream": self._name})
+                elif code is not grpc.StatusCode.CANCELLED:
                     log.warning(
                         "stream ended", extra={"stream": self._name, "grpc_code": code.name}
                     )
@@ -169,6 +189,23 @@ class CallRefusedError(Exception):
         self.message = message
 
 
+class StreamDrain:
+    """A server's "stop taking questions" switch for its streams (see the module's doc)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+
+    @property
+    def draining(self) -> bool:
+        return self._event.is_set()
+
+    def begin(self) -> None:
+        self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
 class StreamedCallContext:
     """The context a unary handler gets when it answers one question of a stream: all such a
     handler asks of its context is :meth:`abort`, which here refuses this question only."""
@@ -190,11 +227,13 @@ async def answer_stream(
     *,
     service: str,
     method: str,
+    drain: StreamDrain | None = None,
     metrics: GrpcServerMetrics | None = None,
 ) -> AsyncIterator[Any]:
     """Each ``call`` of the stream (``id``, ``request``) answered by ``handler(request,
     context)`` as ``result_type(id=…, response=…)`` or, refused, ``result_type(id=…, code=…,
-    message=…)``; questions run concurrently and are answered as they finish."""
+    message=…)``; questions run concurrently and are answered as they finish. Once ``drain``
+    begins, no more questions are read: those read are answered, and the stream ends (OK)."""
     metrics = metrics or default_metrics()
     answers: asyncio.Queue[Any] = asyncio.Queue()
     running: set[asyncio.Task[None]] = set()
@@ -225,17 +264,27 @@ async def answer_stream(
                 task = asyncio.create_task(one(call))
                 running.add(task)
                 task.add_done_callback(running.discard)
+        finally:
+            # Also when the drain stopped the reading: what was read is answered first.
             while running:
                 await asyncio.wait(set(running))
-        finally:
             answers.put_nowait(None)
 
     reader = asyncio.create_task(read())
+    stopper = asyncio.create_task(_stop_on(drain, reader)) if drain is not None else None
     try:
         while (answer := await answers.get()) is not None:
             yield answer
-        await reader  # the caller's half ended: raise what ended it, if anything did
+        if not reader.cancelled():
+            await reader  # the caller's half ended: raise what ended it, if anything did
     finally:
+        if stopper is not None:
+            stopper.cancel()
         reader.cancel()
         for task in list(running):
             task.cancel()
+
+
+async def _stop_on(drain: StreamDrain, reader: asyncio.Task[None]) -> None:
+    await drain.wait()
+    reader.cancel()

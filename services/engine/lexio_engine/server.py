@@ -15,6 +15,7 @@ from lexio.mishqaq.v1 import engine_pb2_grpc as mishqaq_pb2_grpc
 from lexio_common.config import env_bool, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.service import run_service
+from lexio_common.streamed_calls import StreamDrain
 from lexio_common.supervise import supervise
 from lexio_engine import codec, metrics
 from lexio_engine import servicer as lexio_servicer
@@ -111,8 +112,9 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
     initialise_metrics()
     channel = grpc.aio.insecure_channel(config.lexicon_address)
     lexicon = LexiconClient(channel, config.lexicon_timeout, stream=config.lexicon_stream)
-    lexio = EngineServicer(lexicon, default_turn_seconds=config.turn_seconds)
-    mishqaq = MishqaqServicer(lexicon)
+    drain = StreamDrain()
+    lexio = EngineServicer(lexicon, default_turn_seconds=config.turn_seconds, drain=drain)
+    mishqaq = MishqaqServicer(lexicon, drain=drain)
 
     def register(server: grpc.aio.Server) -> None:
         engine_pb2_grpc.add_EngineServicer_to_server(lexio, server)
@@ -124,6 +126,7 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
         register=register,
         service_names=[ENGINE_SERVICE, MISHQAQ_SERVICE],
         own_readiness=True,
+        drain=drain,
     )
     await running.set_ready(True)
     mirror = asyncio.create_task(

@@ -11,7 +11,7 @@ import grpc
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
-from lexio_common.streamed_calls import answer_stream
+from lexio_common.streamed_calls import StreamDrain, answer_stream
 from lexio_engine import codec
 from lexio_engine.evaluation import CallOutcome, refuse_input
 from lexio_rules import (
@@ -52,7 +52,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         *,
         default_turn_seconds: float,
         clock: Callable[[], float] = time.time,
+        drain: StreamDrain | None = None,
     ) -> None:
+        self._drain = drain or StreamDrain()
         self._lexicon = lexicon
         self._default_turn_seconds = default_turn_seconds
         self._clock = clock
@@ -129,7 +131,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         on the lexicon does not hold up the others), a failure in-band; each is counted and
         timed as an Act call."""
         async for result in answer_stream(
-            calls, self.Act, pb.ActResult, service=SERVICE_NAME, method="Act"
+            calls, self.Act, pb.ActResult, service=SERVICE_NAME, method="Act", drain=self._drain
         ):
             yield result
 

@@ -31,6 +31,7 @@ from lexio.lexicon.v1 import lexicon_pb2_grpc
 from lexio_common import service
 from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
+from lexio_common.streamed_calls import StreamDrain
 from lexio_lexicon.cache import cache_dir
 from lexio_lexicon.catalog import LIST_IDS, open_list
 from lexio_lexicon.servicer import (
@@ -155,18 +156,24 @@ async def start_unloaded(
     config: LexiconConfig, *, metrics: LexiconMetrics | None = None
 ) -> tuple[RunningServer, LexiconServicer]:
     """Open the gRPC port with health NOT_SERVING and no list yet (calls get UNAVAILABLE)."""
+    drain = StreamDrain()
     servicer = LexiconServicer(
         lists=config.lists,
         max_words=config.max_words,
         max_word_length=config.max_word_length,
         metrics=metrics,
+        drain=drain,
     )
 
     def register(server: grpc.aio.Server) -> None:
         lexicon_pb2_grpc.add_LexiconServicer_to_server(servicer, server)
 
     running = await start_grpc_server(
-        host=config.host, port=config.port, register=register, service_names=[SERVICE_NAME]
+        host=config.host,
+        port=config.port,
+        register=register,
+        service_names=[SERVICE_NAME],
+        drain=drain,
     )
     log.info("lexicon listening", extra={"host": config.host, "port": running.port})
     return running, servicer

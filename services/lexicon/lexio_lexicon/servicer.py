@@ -22,7 +22,7 @@ import grpc
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, Info
 
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
-from lexio_common.streamed_calls import answer_stream
+from lexio_common.streamed_calls import StreamDrain, answer_stream
 from lexio_lexicon.catalog import LIST_IDS
 from lexio_lexicon.normalise import word_pattern
 from lexio_lexicon.words import WordList
@@ -156,7 +156,9 @@ class LexiconServicer(lexicon_pb2_grpc.LexiconServicer):
         max_words: int = DEFAULT_MAX_WORDS,
         max_word_length: int = DEFAULT_MAX_WORD_LENGTH,
         metrics: LexiconMetrics | None = None,
+        drain: StreamDrain | None = None,
     ) -> None:
+        self._drain = drain or StreamDrain()
         if max_words < 1 or max_word_length < 1:
             raise ValueError("max_words and max_word_length must be at least 1")
         given = {DEFAULT_LIST: words} if isinstance(words, WordList) else dict(words or {})
@@ -240,6 +242,7 @@ class LexiconServicer(lexicon_pb2_grpc.LexiconServicer):
             lexicon_pb2.CheckWordsResult,
             service=SERVICE_NAME,
             method="CheckWords",
+            drain=self._drain,
         ):
             yield result
 

@@ -16,7 +16,7 @@ import grpc
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio.mishqaq.v1 import engine_pb2_grpc
-from lexio_common.streamed_calls import answer_stream
+from lexio_common.streamed_calls import StreamDrain, answer_stream
 from lexio_engine.evaluation import CallOutcome, refuse_input
 from lexio_engine.lexicon_client import LexiconAnswer
 from lexio_engine.mishqaq import codec
@@ -74,9 +74,16 @@ def _refused(refusal: Refusal) -> pb.Outcome:
 
 
 class MishqaqServicer(engine_pb2_grpc.EngineServicer):
-    def __init__(self, lexicon: WordJudge, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        lexicon: WordJudge,
+        *,
+        clock: Callable[[], float] = time.time,
+        drain: StreamDrain | None = None,
+    ) -> None:
         self._lexicon = lexicon
         self._clock = clock
+        self._drain = drain or StreamDrain()
 
     def _now(self, requested: float) -> float:
         return requested if requested > 0 else self._clock()
@@ -151,7 +158,7 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
         on the lexicon does not hold up the others), a failure in-band; each is counted and
         timed as an Act call."""
         async for result in answer_stream(
-            calls, self.Act, pb.ActResult, service=SERVICE_NAME, method="Act"
+            calls, self.Act, pb.ActResult, service=SERVICE_NAME, method="Act", drain=self._drain
         ):
             yield result
 
