@@ -8,7 +8,9 @@ instead of overwriting: :class:`VersionConflictError`.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -167,12 +169,51 @@ def _record(row: sqlite3.Row) -> TableRecord:
     return record_from_fields(row["table_id"], row["version"], bytes(row["state"]), fields)
 
 
+log = logging.getLogger(__name__)
+
+CHECKPOINT_SECONDS = 1.0
+"""How often the log is copied into the database file, off the event loop."""
+
+
+class _Checkpointer(threading.Thread):
+    """Copies the write-ahead log into the database file every :data:`CHECKPOINT_SECONDS`,
+    on a connection and a thread of its own (sqlite3 lets other threads run meanwhile).
+
+    SQLite's own checkpoint runs inside the commit that fills the log past 1,000 pages: on
+    the event loop, with an fsync, 5–8 ms on this machine's disk once every ~2 s at 200 moves
+    a second, during which no table of the gateway moved. A passive checkpoint never blocks
+    a writer; committed moves are as durable as before (the log is fsynced when copied).
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(name="sqlite-checkpoint", daemon=True)
+        self._path = path
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA busy_timeout=5000")
+            while not self._stopping.wait(CHECKPOINT_SECONDS):
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error as e:
+                    log.warning("checkpoint failed", extra={"error": str(e)})
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join(timeout=10)
+
+
 class SqliteTableStore:
     """The embedded default: one SQLite file in WAL mode.
 
     The interface is async so that a networked store (Redis) fits it; SQLite calls are short
     and local, so they run on the event loop's thread: a commit in WAL mode with
-    synchronous=NORMAL appends to the log and needs no fsync of the database.
+    synchronous=NORMAL appends to the log and needs no fsync of the database. Copying the
+    log into the database (the checkpoint, which does) is a thread's (:class:`_Checkpointer`).
     """
 
     shared = False
@@ -185,11 +226,14 @@ class SqliteTableStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.executescript(_SCHEMA)
         present = {row["name"] for row in self._db.execute("PRAGMA table_info(tables)")}
         for column, statement in _MIGRATIONS:
             if column not in present:
                 self._db.execute(statement)
+        self._checkpointer = _Checkpointer(path)
+        self._checkpointer.start()
 
     async def create_table(self, record: TableRecord) -> None:
         with self._db:
@@ -295,4 +339,9 @@ class SqliteTableStore:
         return True
 
     async def close(self) -> None:
+        self._checkpointer.stop()
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as e:  # the next start replays the log: nothing is lost
+            log.warning("final checkpoint failed", extra={"error": str(e)})
         self._db.close()
