@@ -704,26 +704,24 @@ def build_book(
 
 async def _loop_lag(results: Results, until: float) -> None:
     """How late the worker's own event loop wakes up: when it is busy, client-side latency
-    includes the generator's queueing, and this says by how much. Every 10 s what survived the
-    young collections is frozen, so that no full collection of thousands of clients stalls the
-    loop (a bounded run may keep a little cyclic garbage instead)."""
-    frozen_at = time.monotonic()
+    includes the generator's queueing, and this says by how much."""
     while time.monotonic() < until:
         before = time.perf_counter()
         await asyncio.sleep(0.1)
         results.loop_lag_ms.append((time.perf_counter() - before - 0.1) * 1000)
-        if time.monotonic() - frozen_at >= 10:
-            frozen_at = time.monotonic()
-            gc.collect(1)
-            gc.freeze()
 
 
 async def run_tables(plan: Plan, bot: QuickBot | None = None) -> Results:
     bot = bot or load_bot()
     # The bot's word index is ~10^6 objects that live as long as the process: out of the
     # collector's sight, full collections stay short (they were 0.1–1 s pauses of the loop).
+    # Thousands of clients then grow the old generation: it is never collected (as in the
+    # gateway, lexio_gateway.server), where a young collection and a freeze every 10 s were
+    # ~10 % of the generator's CPU at 2,000 tables; a bounded run keeps its little cyclic
+    # garbage instead.
     gc.collect()
     gc.freeze()
+    gc.set_threshold(700, 10, 1_000_000)
     results = Results()
     # The loop thread takes the GIL back from the bot thread within 1 ms (default 5 ms).
     sys.setswitchinterval(0.001)
