@@ -138,8 +138,9 @@ bench: setup
 
 # Load and soak runs of bench/load.py (docs/benchmarks.md); not part of `make test`. The
 # capacity point: 2,000 tables at steady state, players replaying a book of 200 games found
-# ahead of time (bench/load_scripts.py) so that the generator does not decide the result.
-LOAD_RUN := $(BIN)/python bench/load.py run --think 10 --ramp 300 --warmup 300 --duration 120 --book 200
+# ahead of time (bench/load_scripts.py), their clients on uvloop, so that the generator does
+# not decide the result (docs/benchmarks.md, issue 18).
+LOAD_RUN := $(BIN)/python bench/load.py run --think 10 --ramp 300 --warmup 300 --duration 120 --book 200 --uvloop-clients
 load: setup
 	$(LOAD_RUN) --tables 2000 --json var/load.json
 
