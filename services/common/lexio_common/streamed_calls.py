@@ -42,6 +42,7 @@ import grpc
 from lexio_common.grpc_metrics import UNARY, GrpcServerMetrics, default_metrics
 
 __all__ = [
+    "STREAM_SUFFIX",
     "CallRefusedError",
     "StreamBrokenError",
     "StreamDrain",
@@ -53,6 +54,19 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+STREAM_SUFFIX = "Stream"
+"""``<Rpc>Stream`` carries questions of ``<Rpc>`` (ActStream, CheckWordsStream)."""
+
+
+def unary_methods(methods: Any) -> tuple[str, ...]:
+    """The names of a service's methods but their streams: the label set of per-call metrics,
+    since a streamed question is counted as the unary call it stands for.
+
+    >>> unary_methods({"Act": 0, "ActStream": 1, "View": 2})
+    ('Act', 'View')
+    """
+    return tuple(name for name in methods if not name.endswith(STREAM_SUFFIX))
+
 
 class _Numbered(Protocol):
     id: int
@@ -60,6 +74,10 @@ class _Numbered(Protocol):
 
 Request = TypeVar("Request", bound=_Numbered)
 Result = TypeVar("Result", bound=_Numbered)
+
+
+_ASK_AGAIN = frozenset({grpc.StatusCode.OK, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL})
+"""How a stream may end under a question when its server goes away: worth asking again."""
 
 
 class StreamBrokenError(Exception):
@@ -118,10 +136,11 @@ class StreamedCalls(Generic[Request, Result]):
             try:
                 return await self._ask_once(stream, ident, request)
             except StreamBrokenError as e:
-                if e.code is not grpc.StatusCode.OK:
+                if e.code not in _ASK_AGAIN:
                     raise
-            # The server ended the stream (it is shutting down) before answering: ask again
-            # on a new one, which reaches another replica.
+            # The stream ended before answering: its server is shutting down (OK, or the
+            # connection going away under it). Ask again on a new stream, which reaches
+            # another replica; once, within the same deadline.
             return await self._ask_once(self._current(), ident, request)
 
     async def _ask_once(self, stream: _Stream, ident: int, request: Request) -> Result:

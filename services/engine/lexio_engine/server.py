@@ -15,7 +15,7 @@ from lexio.mishqaq.v1 import engine_pb2_grpc as mishqaq_pb2_grpc
 from lexio_common.config import env_bool, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.service import run_service
-from lexio_common.streamed_calls import StreamDrain
+from lexio_common.streamed_calls import StreamDrain, unary_methods
 from lexio_common.supervise import supervise
 from lexio_engine import codec, metrics
 from lexio_engine import servicer as lexio_servicer
@@ -77,9 +77,7 @@ def initialise_metrics() -> None:
         ),
     )
     for game, service, actions in games:
-        # A call carried by ActStream is counted as the Act it is.
-        rpcs = [name for name in service.methods_by_name if not name.endswith("Stream")]
-        metrics.initialise_calls(game, rpcs, actions)
+        metrics.initialise_calls(game, unary_methods(service.methods_by_name), actions)
     metrics.initialise_lexicon_calls((*LATIN_LISTS, ARABIC_LIST))
 
 

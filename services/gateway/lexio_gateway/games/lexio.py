@@ -16,6 +16,7 @@ import grpc
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
 from lexio_common.config import env_float
+from lexio_common.streamed_calls import unary_methods
 from lexio_gateway.games import shape
 from lexio_gateway.games.contract import (
     BadActionError,
@@ -38,12 +39,7 @@ _TABLE_CAUSES: Final = {
 }
 METRIC_LABELS: Final = GameLabels(
     actions=KINDS,
-    # A call carried by ActStream is counted as the Act it is: no series of its own.
-    engine_rpcs=tuple(
-        name
-        for name in pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name
-        if not name.endswith("Stream")
-    ),
+    engine_rpcs=unary_methods(pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name),
     clock_actions=tuple(_TABLE_CAUSES),
     end_causes=enum_codes(pb.EndCause.DESCRIPTOR),
     refusal_reasons=enum_codes(pb.Reason.DESCRIPTOR),

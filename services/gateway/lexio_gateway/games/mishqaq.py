@@ -18,6 +18,7 @@ import grpc
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio.mishqaq.v1 import engine_pb2_grpc
+from lexio_common.streamed_calls import unary_methods
 from lexio_gateway.games import shape
 from lexio_gateway.games.contract import (
     BadActionError,
@@ -40,12 +41,7 @@ SIDES: Final = ("latin", "arabic")
 #: gateway learns them when they happen).
 METRIC_LABELS: Final = GameLabels(
     actions=KINDS,
-    # A call carried by ActStream is counted as the Act it is: no series of its own.
-    engine_rpcs=tuple(
-        name
-        for name in pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name
-        if not name.endswith("Stream")
-    ),
+    engine_rpcs=unary_methods(pb.DESCRIPTOR.services_by_name["Engine"].methods_by_name),
     clock_actions=(TIMEOUT,),
     end_causes=enum_codes(pb.EndCause.DESCRIPTOR),
 )
