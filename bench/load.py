@@ -9,7 +9,8 @@ grpc.aio unary call) in the same run, then runs simulated players (bench/load_pl
   and the fan-out (→ last seat's view), refusals, seating and reconnection times;
 - the services' own histograms, read from their /metrics before and after the measured
   window (quantiles from bucket counts): gateway turn, gateway→engine and →lobby calls,
-  engine evaluation, engine→lexicon call, lexicon look-up, every gRPC server's handling time;
+  engine→lexicon call, lexicon look-up, every gRPC server's handling time (a streamed
+  question counted as its unary call); CPU per action by service and of the generator;
 - actions/s, errors (must be 0), games started/completed, the table's clock passes;
 - CPU (cores) and RSS (MiB) of each service and of the generator's processes, from /proc;
 - the ratio p50 turn / (one WS round trip + the turn's gRPC hops).
