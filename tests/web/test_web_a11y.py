@@ -14,7 +14,15 @@ from typing import Any
 import pytest
 import web_browser
 from lexio_testing import GatewayFactory
-from web_axe import assert_no_axe_violations, ax_name, ax_property, ax_texts
+from web_axe import (
+    assert_no_axe_violations,
+    ax_name,
+    ax_property,
+    ax_texts,
+    contrast,
+    luminance,
+    rgb,
+)
 from web_browser import PlayerFactory, start_game
 from web_pages import Player
 from web_words import legal_move, refused_move
@@ -403,26 +411,6 @@ FACES = """(() => {
   }
   return faces;
 })()"""
-
-
-def rgb(text: str) -> list[tuple[int, int, int]]:
-    """Every colour in a computed value ("rgb(1, 2, 3)", "rgba(…, 1)")."""
-    found = re.findall(r"rgba?\((\d+), (\d+), (\d+)(?:, ([\d.]+))?\)", text)
-    return [(int(r), int(g), int(b)) for r, g, b, a in found if a in ("", "1")]
-
-
-def luminance(colour: tuple[int, int, int]) -> float:
-    def channel(value: int) -> float:
-        c = value / 255
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(v) for v in colour)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 # One cell of each kind (R7–R9): plain, L×2, L×3, M×2, M×3, crossing, source, walled.
