@@ -13,9 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +24,7 @@ from typing import IO
 
 from benchlib import free_port, wait_serving
 
+from lexio_common.procs import RedisServer
 from lexio_lobby.server import DEFAULT_GAMES
 
 GAME_TURN_SECONDS = 120
@@ -109,7 +108,7 @@ class Stack:
     """(first seed, count) of the players' book: the gateway is then bench/load_gateway.py,
     which seeds each game by its table id (load_scripts.script_seed)."""
     services: dict[str, Service] = field(default_factory=dict)
-    redis: subprocess.Popen[bytes] | None = None
+    redis: RedisServer | None = None
     redis_url: str | None = None
     _logs: list[IO[bytes]] = field(default_factory=list)
 
@@ -141,26 +140,9 @@ class Stack:
         return service
 
     def start_redis(self) -> str:
-        executable = shutil.which("redis-server")
-        if executable is None:
-            raise RuntimeError("redis-server is missing (make redis installs it)")
-        port = free_port()
-        self.redis = subprocess.Popen(
-            [executable, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(self.directory),
-             "--appendonly", "yes", "--appendfsync", "everysec", "--save", ""],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return f"redis://127.0.0.1:{port}/0"
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("redis-server did not start")
+        self.redis = RedisServer(str(self.directory))
+        self.redis.start()
+        return self.redis.url
 
     def start(self) -> None:
         started = time.perf_counter()
@@ -240,8 +222,8 @@ class Stack:
 
     def pids(self) -> dict[str, int]:
         pids = {name: s.pid for name, s in self.services.items()}
-        if self.redis is not None:
-            pids["redis"] = self.redis.pid
+        if self.redis is not None and self.redis.process is not None:
+            pids["redis"] = self.redis.process.pid
         return pids
 
     def alive(self) -> dict[str, bool]:
@@ -253,8 +235,7 @@ class Stack:
             if name in self.services:
                 codes[name] = self.services[name].stop()
         if self.redis is not None:
-            self.redis.terminate()
-            self.redis.wait(timeout=10)
+            self.redis.stop()
             self.redis = None
         for log in self._logs:
             log.close()

@@ -17,10 +17,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 
-from lexio_common.procs import free_port, http_status
+from lexio_common.procs import free_port, grpc_status, http_status
 
 __all__ = [
     "GRPC_SERVICES",
@@ -45,18 +44,6 @@ GRPC_SERVICES = {
 def clean_env() -> dict[str, str]:
     """The test's environment without any LEXIO_ variable (so nothing leaks in)."""
     return {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
-
-
-def grpc_status(address: str, service: str, timeout: float = 1.0) -> int | None:
-    """grpc.health.v1 Check; None when the server does not answer."""
-    with grpc.insecure_channel(address) as channel:
-        try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=service), timeout=timeout
-            )
-        except grpc.RpcError:
-            return None
-    return int(reply.status)
 
 
 def http_text(url: str, timeout: float = 5.0) -> str:

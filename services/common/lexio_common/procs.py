@@ -37,8 +37,8 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def grpc_serving(address: str, service: str, timeout: float = 1.0) -> bool | None:
-    """grpc.health.v1 Check: True SERVING, False another status, None no answer."""
+def grpc_status(address: str, service: str, timeout: float = 1.0) -> int | None:
+    """grpc.health.v1 Check: the status, or None when the server does not answer."""
     with grpc.insecure_channel(address) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
@@ -46,7 +46,13 @@ def grpc_serving(address: str, service: str, timeout: float = 1.0) -> bool | Non
             )
         except grpc.RpcError:
             return None
-    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    return int(reply.status)
+
+
+def grpc_serving(address: str, service: str, timeout: float = 1.0) -> bool | None:
+    """grpc.health.v1 Check: True SERVING, False another status, None no answer."""
+    status = grpc_status(address, service, timeout)
+    return None if status is None else status == health_pb2.HealthCheckResponse.SERVING
 
 
 def http_status(url: str, timeout: float = 1.0) -> int | None:
