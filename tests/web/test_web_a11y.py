@@ -27,6 +27,7 @@ from web_browser import PlayerFactory, start_game
 from web_pages import Player
 from web_words import legal_move, refused_move
 
+from lexio_rules import FormedMove, form_move
 from lexio_rules.board import LAYOUT, SIZE, Square
 
 # The shared browser fixtures (pytest finds them by these names).
@@ -227,6 +228,11 @@ def test_a_blind_player_plays_a_whole_game_by_keyboard_and_hears_every_move(
     preview = bruno.wait_heard("Aperçu : ", start=start)
     assert "Aperçu indicatif" in preview["text"]
     assert "Ce coup rapporterait" not in preview["text"]
+    # The preview of the whole placement (the first one heard may be of its first tiles).
+    formed = form_move(view["board"], view["rack"], place)
+    assert isinstance(formed, FormedMove)
+    words = [w.word for w in formed.words]
+    bruno.wait_heard("Aperçu : ", start=start, french=words)
     # Backspace takes the last tile back (said); typing it again places it again.
     after = len(bruno.heard())
     last = tiles[-1]
@@ -237,7 +243,10 @@ def test_a_blind_player_plays_a_whole_game_by_keyboard_and_hears_every_move(
     after = len(bruno.heard())
     keyboard.press(last.letter)
     bruno.wait_heard("posé ce tour", start=after)
-    bruno.wait_heard("Aperçu : ", start=after)
+    # Not the preview of the tiles left by Backspace, which may be said after it: Enter
+    # before the whole placement's preview is said would hear that preview and the move as
+    # one paragraph.
+    bruno.wait_heard("Aperçu : ", start=after, french=words)
     keyboard.press("Enter")
     ana.wait_log(2)
     bruno.wait_log(2)
@@ -247,7 +256,8 @@ def test_a_blind_player_plays_a_whole_game_by_keyboard_and_hears_every_move(
     assert points(mine["score"]) in said["text"]
     bruno.wait_heard("Au tour de Ana", start=after)
     assert sum("Aperçu indicatif" in s["text"] for s in bruno.heard()) == 1
-    assert ana.wait_heard("Bruno a posé")["french"] == said["french"]
+    assert said["french"] == words
+    assert ana.wait_heard("Bruno a posé")["french"] == words
 
     # The "?" key: time left, rack, scores, without leaving the board.
     after = len(bruno.heard())

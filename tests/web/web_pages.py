@@ -115,14 +115,23 @@ class Player:
         return heard
 
     def wait_heard(
-        self, text: str, region: str | None = None, start: int = 0, timeout: float = 10.0
+        self,
+        text: str,
+        region: str | None = None,
+        start: int = 0,
+        timeout: float = 10.0,
+        french: list[str] | None = None,
     ) -> dict[str, Any]:
         """The first announcement from index ``start`` on that contains ``text`` (in
-        ``region`` if given), waiting for it."""
+        ``region`` if given, with exactly these French words if given), waiting for it."""
         deadline = time.monotonic() + timeout
         while True:
             for said in self.heard()[start:]:
-                if text in said["text"] and region in (None, said["region"]):
+                if (
+                    text in said["text"]
+                    and region in (None, said["region"])
+                    and french in (None, said["french"])
+                ):
                     return said
             if time.monotonic() > deadline:
                 raise AssertionError(f"never heard {text!r} ({region}): {self.heard()[start:]}")
