@@ -135,8 +135,9 @@ def test_gateway_sigterm_mid_turn_finishes_the_turn_then_sends_clients_away(
 #: Health watchers that cancel their watch as soon as SIGTERM flips it, all at once: the
 #: server's stop can return before their calls' tasks have run their cancellation, which the
 #: loop's teardown would then cancel again (grpc logs that with a traceback). Before the
-#: server waited for those tasks, one watcher hit it in CI and 1 run in 81 on a loaded
-#: machine; fifty, 8 of 30 runs (0 of 30 since).
+#: server ended those tasks itself, one watcher hit it in CI and 1 run in 81 on a loaded
+#: machine; fifty, 8 of 30 runs (0 of 24 since). tests/ops/test_ops_grpc_stop.py has the
+#: same in-process, and the calls still open at the grace's end.
 WATCHERS = 50
 
 

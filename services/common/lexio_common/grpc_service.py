@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -39,6 +39,58 @@ LIVENESS_SERVICE = "liveness"
 READINESS_SERVICE = "readiness"
 
 
+#: How long :meth:`RunningServer.stop` waits, once the server has stopped, for the handlers
+#: it cancels to end.
+HANDLER_END_SECONDS = 1.0
+
+
+class _HandlerTasks(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """The tasks running this server's call handlers, so that :meth:`RunningServer.stop`
+    can end those the server leaves behind.
+
+    grpc.aio runs each call's handler, its interceptors first, in a task of its own, so the
+    task an interceptor runs in is the call's. The server's stop returns when the gRPC core
+    has no live call, and a handler's task can outlive that: the cancellation of a call the
+    client cancelled just before (a health Watch as SIGTERM flips it) is still on its way, or
+    a call the core cancelled at the end of the grace never hears of it. The event loop's
+    teardown would then cancel the task that awaits the handler, and grpc logs that as an
+    error with a traceback, for what was a clean stop (seen in CI; 8 runs in 30 of the
+    SIGTERM test with fifty Watches).
+    """
+
+    def __init__(self) -> None:
+        self._running: set[asyncio.Task[Any]] = set()
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        task = asyncio.current_task()
+        if task is not None:
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+        return await continuation(handler_call_details)
+
+    async def end(self, timeout: float) -> None:
+        """Cancel the handlers still running, and wait for them (``timeout`` at most).
+
+        Only once the server has stopped: its calls are over, nothing a handler does can
+        reach a client, and grpc takes the cancellation as a cancelled call (a debug line).
+        """
+        running = [task for task in self._running if not task.done()]
+        for task in running:
+            task.cancel()
+        if running:
+            _, still = await asyncio.wait(running, timeout=timeout)
+            if still:
+                log.warning(
+                    "handlers still running after the server stopped", extra={"calls": len(still)}
+                )
+        # What awaited each handler resumes in the same turn of the loop as this wait did.
+        await asyncio.sleep(0)
+
+
 @dataclass
 class RunningServer:
     server: grpc.aio.Server
@@ -50,6 +102,8 @@ class RunningServer:
     drain: StreamDrain = field(default_factory=StreamDrain)
     """Begun at :meth:`stop`: the services' long-lived streams end, answered, within the
     grace (lexio_common.streamed_calls)."""
+    handlers: _HandlerTasks = field(default_factory=_HandlerTasks)
+    """Ended at :meth:`stop`, once the server has stopped: the handlers it left running."""
 
     async def set_serving(self, serving: bool) -> None:
         """Set every named service's status (and, unless the server reports its readiness
@@ -73,36 +127,7 @@ class RunningServer:
         await self.set_ready(False)
         self.drain.begin()
         await self.server.stop(grace)
-        await _rpc_tasks_ended(RPC_TASK_SETTLE_SECONDS)
-
-
-#: How long :meth:`RunningServer.stop` waits, once the server has stopped, for the tasks of
-#: calls that ended as it stopped.
-RPC_TASK_SETTLE_SECONDS = 1.0
-# grpc.aio names each call's task so (grpc/_cython/_cygrpc/aio/server.pyx.pxi); were the name
-# to change, the wait below would find nothing to wait for, which is what it did before.
-_RPC_TASK_NAME = "rpc_task"
-
-
-async def _rpc_tasks_ended(timeout: float) -> None:
-    """Let the tasks of calls that ended as the server stopped finish their way out.
-
-    The server's stop returns when the gRPC core has no live call, which can be before the
-    Python task of a call the client has just cancelled (a health Watch as SIGTERM flips it)
-    has run its cancellation: the event loop's teardown would then cancel that task, and
-    grpc logs an error with a traceback for what was a clean stop. Seen 1 run in 21 of the
-    SIGTERM test on a loaded machine; a wait of a few milliseconds at most.
-    """
-    current = asyncio.current_task()
-    pending = [
-        task
-        for task in asyncio.all_tasks()
-        if task is not current and task.get_name() == _RPC_TASK_NAME and not task.done()
-    ]
-    if pending:
-        _, still = await asyncio.wait(pending, timeout=timeout)
-        if still:
-            log.warning("calls still running after the server stopped", extra={"calls": len(still)})
+        await self.handlers.end(HANDLER_END_SECONDS)
 
 
 class _InitialisingServer:
@@ -137,10 +162,14 @@ async def start_grpc_server(
 ) -> RunningServer:
     """Bind, register the services and the health servicer, start. Port 0 picks a free port.
 
-    The metrics interceptor comes first, so it times the other interceptors too.
+    The metrics interceptor comes first (after the one that only notes each call's task), so
+    it times the other interceptors too.
     """
     metrics = metrics or default_metrics()
-    server = grpc.aio.server(interceptors=[ServerMetricsInterceptor(metrics), *interceptors])
+    handlers = _HandlerTasks()
+    server = grpc.aio.server(
+        interceptors=[handlers, ServerMetricsInterceptor(metrics), *interceptors]
+    )
     registering = cast(grpc.aio.Server, _InitialisingServer(server, metrics))
     register(registering)
     health = health_aio.HealthServicer()
@@ -150,7 +179,14 @@ async def start_grpc_server(
         raise OSError(f"cannot bind {host}:{port}")
     await server.start()
     running = RunningServer(
-        server, bound, health, tuple(service_names), metrics, own_readiness, drain or StreamDrain()
+        server,
+        bound,
+        health,
+        tuple(service_names),
+        metrics,
+        own_readiness,
+        drain or StreamDrain(),
+        handlers,
     )
     await health.set(LIVENESS_SERVICE, SERVING)
     await running.set_serving(False)
