@@ -7,14 +7,17 @@ loopback port of its own (optionally with a password, as prod runs it).
 
 from __future__ import annotations
 
+import random
 import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -30,11 +33,55 @@ __all__ = [
 ]
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    """A port nothing listens on now (the kernel's pick; free until someone binds it)."""
+# Ports handed out by free_port in this process: never twice.
+_handed_out: set[int] = set()
+_handing_out = threading.Lock()
+# Where free_port looks: below the kernel's ephemeral range, which is where bind(0) and every
+# outgoing connection's local port come from.
+_LOWEST_PORT = 20000
+_EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(_EPHEMERAL_RANGE.read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
+
+
+def _bindable(host: str, port: int) -> bool:
     with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on now, for a process about to be started on it.
+
+    Free until someone binds it, so it is chosen where nobody else is likely to: never one
+    this process has handed out before (the kernel's own pick can give the same port twice
+    in a row), and below the kernel's ephemeral range, so that no outgoing connection takes
+    it as its local port in the meantime (a gateway once failed to start with "Address
+    already in use" so). The kernel's pick when that range leaves no room below it.
+    """
+    low = _ephemeral_low()
+    with _handing_out:
+        if low - _LOWEST_PORT >= 1000:
+            for _ in range(200):
+                port = random.randrange(_LOWEST_PORT, low)
+                if port not in _handed_out and _bindable(host, port):
+                    _handed_out.add(port)
+                    return port
+        while True:
+            with socket.socket() as s:
+                s.bind((host, 0))
+                port = int(s.getsockname()[1])
+            if port not in _handed_out:
+                _handed_out.add(port)
+                return port
 
 
 def grpc_status(address: str, service: str, timeout: float = 1.0) -> int | None:
