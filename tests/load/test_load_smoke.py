@@ -15,36 +15,52 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) -> None:
+# What both runs share: no thinking, a short ramp, every game played to its end, one worker.
+COMMON = [
+    "--think=0",
+    "--ramp=1",
+    "--warmup=1",
+    "--finish=play",
+    "--drain=30",
+    "--workers=1",
+    "--refuse-rate=0.05",
+    "--no-floors",
+    "--print-every=60",
+    "--check",
+]
+
+
+def _load_run(tmp_path: Path, *options: str) -> dict[str, Any]:
+    """``bench/load.py run`` with ``options``: its JSON report, once it has exited 0."""
     report_path = tmp_path / "report.json"
     command = [
         sys.executable,
         str(BENCH / "load.py"),
         "run",
-        "--tables=6",
-        "--mishqaq-share=0.34",
-        "--players=4",
-        "--think=0",
-        "--ramp=1",
-        "--warmup=1",
-        "--duration=45",
-        "--finish=play",
-        "--drain=30",
-        "--workers=1",
-        "--reconnect-rate=0.02",
-        "--refuse-rate=0.05",
-        "--no-floors",
-        "--print-every=60",
+        *options,
+        *COMMON,
         f"--json={report_path}",
-        "--check",
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    report = json.loads(report_path.read_text())
+    report: dict[str, Any] = json.loads(report_path.read_text())
+    return report
+
+
+def test_a_short_load_run_has_no_error_and_completes_every_game(tmp_path: Path) -> None:
+    report = _load_run(
+        tmp_path,
+        "--tables=6",
+        "--mishqaq-share=0.34",
+        "--players=4",
+        "--duration=45",
+        "--reconnect-rate=0.02",
+    )
     clients = report["clients"]
     assert clients["error_count"] == 0, clients["errors"]
     assert report["service_errors"] == {}
@@ -67,31 +83,15 @@ def test_players_replaying_a_book_follow_every_script_to_the_rules_result(tmp_pa
     """The cheap generator (bench/load_scripts.py): games found ahead of time, replayed through
     a gateway that seeds each game by its table id. Every turn is the script's (no search),
     and every game ends with the final scores the rules gave when the book was made."""
-    report_path = tmp_path / "report.json"
-    command = [
-        sys.executable,
-        str(BENCH / "load.py"),
-        "run",
+    report = _load_run(
+        tmp_path,
         "--tables=4",
         "--players=4",
-        "--think=0",
-        "--ramp=1",
-        "--warmup=1",
         "--duration=15",
-        "--finish=play",
-        "--drain=30",
-        "--workers=1",
         "--book=4",
-        "--refuse-rate=0.05",
         f"--book-dir={tmp_path / 'books'}",
-        "--no-floors",
-        "--print-every=60",
-        f"--json={report_path}",
-        "--check",
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=False)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    clients = json.loads(report_path.read_text())["clients"]
+    )
+    clients = report["clients"]
     assert clients["error_count"] == 0, clients["errors"]
     assert clients["games_completed"] == clients["games_started"] >= 4
     assert clients["script_misses"] == 0
