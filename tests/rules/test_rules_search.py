@@ -13,11 +13,12 @@ import itertools
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pytest
+from lexio_words import french_index, french_words
 
 import lexio_rules.search
-from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
 from lexio_rules import (
     Accepted,
     Exchange,
@@ -44,19 +45,8 @@ PER_POSITION = 8
 
 
 @functools.cache
-def french() -> frozenset[str]:
-    """The shipped list, read from its file (the index is never the judge of its own moves)."""
-    return frozenset(DEFAULT_WORDLIST_PATH.read_text(encoding="ascii").split())
-
-
-@functools.cache
-def french_index() -> WordIndex:
-    return WordIndex.of(french())
-
-
-@functools.cache
 def lexicon() -> WordSet:
-    return WordSet(french())
+    return WordSet(french_words())
 
 
 @dataclass(frozen=True)
@@ -103,7 +93,7 @@ def checked_words(board: str, rack: str, place: Place) -> tuple[FormedWord, ...]
     """The placement's words, once the rules have accepted its form and the list its words."""
     formed = form_move(board, rack, place)
     assert isinstance(formed, FormedMove), (formed, place)
-    unknown = [w.word for w in formed.words if w.word not in french()]
+    unknown = [w.word for w in formed.words if w.word not in french_words()]
     assert not unknown, (unknown, place)
     return formed.words
 
@@ -287,19 +277,10 @@ def test_tries_bound_the_placements_laid_and_judged(monkeypatch: pytest.MonkeyPa
     laid = judged = 0
     real_lay = lexio_rules.search._lay
 
-    def counting_lay(
-        board: str,
-        rack: dict[str, int],
-        known: frozenset[str],
-        word: str,
-        anchor: int,
-        *,
-        at: int,
-        across: bool,
-    ) -> Place | None:
+    def counting_lay(*args: Any, **kwargs: Any) -> Place | None:
         nonlocal laid
         laid += 1
-        return real_lay(board, rack, known, word, anchor, at=at, across=across)
+        return real_lay(*args, **kwargs)
 
     def counting_form_move(board: str, rack: str | None, place: Place) -> FormedMove | Reason:
         nonlocal judged
@@ -356,9 +337,9 @@ def test_an_empty_rack_finds_nothing() -> None:
 def test_the_index_keeps_the_words_that_can_be_formed() -> None:
     index = french_index()
     assert index.max_length == SIZE
-    assert index.words == {w for w in french() if len(w) <= SIZE}
+    assert index.words == {w for w in french_words() if len(w) <= SIZE}
     assert all(len(w) <= 8 for group in index.anagrams.values() for w in group)
     assert max(map(len, index.words)) == SIZE
-    short = WordIndex.of(french(), max_length=7)
-    assert short.words == {w for w in french() if len(w) <= 7}
+    short = WordIndex.of(french_words(), max_length=7)
+    assert short.words == {w for w in french_words() if len(w) <= 7}
     assert {w for group in short.anagrams.values() for w in group} == short.words

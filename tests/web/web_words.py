@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 from collections.abc import Iterator
 
-from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
-from lexio_rules import FormedMove, Place, TilePlacement, WordIndex, form_move, legal_placements
+from lexio_words import french_index, french_words
+
+from lexio_rules import FormedMove, Place, TilePlacement, form_move, legal_placements
 from lexio_rules.board import SIZE
-
-
-@functools.cache
-def french_words() -> frozenset[str]:
-    return frozenset(DEFAULT_WORDLIST_PATH.read_text(encoding="ascii").split())
-
-
-@functools.cache
-def french_index() -> WordIndex:
-    return WordIndex.of(french_words())
 
 
 def legal_moves(board: str, rack: str, seed: int) -> Iterator[Place]:
