@@ -16,7 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
 from lexio_common.streamed_calls import StreamBrokenError, StreamedCalls, StreamUnsupportedError
 from lexio_engine.metrics import LEXICON_CALL_SECONDS
-from lexio_rules import LexiconUnavailableError
+from rules_core import LexiconUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +33,8 @@ class LexiconAnswer:
 
 class LexiconClient:
     """Asks the lexicon which words it does not know. Any failure to get an answer is
-    :class:`LexiconUnavailableError`: the caller refuses to decide, and changes nothing.
-    (Both games' rules packages define that error; Lexio's is raised, and al-Mishqaq's
-    servicer catches it the same way.)"""
+    :class:`rules_core.LexiconUnavailableError` (the one error every game's rules share for
+    it): the caller refuses to decide, and changes nothing."""
 
     def __init__(self, channel: grpc.aio.Channel, timeout: float, *, stream: bool = True) -> None:
         self._stub = lexicon_pb2_grpc.LexiconStub(channel)

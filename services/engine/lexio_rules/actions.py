@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from lexio_rules.reasons import MalformedActionError
 from lexio_rules.tiles import BLANK, LETTERS, RACK_SIZE
+from rules_core.placement import Placement
 
 
 class PassCause(enum.Enum):
@@ -50,15 +51,9 @@ class TilePlacement:
 
 
 @dataclass(frozen=True, slots=True)
-class Place:
-    """Put 1–7 tiles on the board. An empty placement can be stated; the rules refuse it."""
-
-    tiles: tuple[TilePlacement, ...]
-
-    def __post_init__(self) -> None:
-        cells = {(t.row, t.col) for t in self.tiles}
-        if len(cells) != len(self.tiles):
-            raise MalformedActionError("two tiles on the same cell")
+class Place(Placement[TilePlacement]):
+    """Put 1–7 tiles on the board, each on its own cell. An empty placement can be stated; the
+    rules refuse it."""
 
     @classmethod
     def of(cls, *tiles: tuple[int, int, str] | tuple[int, int, str, bool]) -> Place:

@@ -19,31 +19,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from lexio_rules.actions import Action, Exchange, Pass, Place
 from lexio_rules.placement import FormedMove, form_move
 from lexio_rules.reasons import Reason
 from lexio_rules.state import EndCause, Ending, EntryKind, GameState, LogEntry, WordScore, shuffled
 from lexio_rules.tiles import RACK_SIZE, contains_tiles, rack_value, remove_tiles
+from rules_core.lexicon import Lexicon, WordSet
+
+__all__ = [
+    "Accepted",
+    "Examined",
+    "Lexicon",
+    "Outcome",
+    "Refusal",
+    "Refused",
+    "WordSet",
+    "conclude",
+    "examine",
+    "final_reckoning",
+    "play",
+    "preview",
+]
 
 _T = TypeVar("_T")
-
-
-class Lexicon(Protocol):
-    """The table's lexicon (R17): which of these words does it not hold?"""
-
-    def unknown(self, words: Sequence[str]) -> Sequence[str]: ...
-
-
-class WordSet:
-    """A lexicon held in a Python set: for records that bring their own list, and for tests."""
-
-    def __init__(self, words: Iterable[str]) -> None:
-        self._words = frozenset(words)
-
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        return [w for w in words if w not in self._words]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,28 @@
-"""Why an action is refused, and the errors of the rules package, split by cause."""
+"""Why an action is refused, and the errors of the rules package, split by cause.
+
+The causes every game shares (an action that cannot be stated, an unreadable state, a lexicon
+that cannot answer) are :mod:`rules_core`'s, re-exported here; Lexio adds its own below.
+"""
 
 from __future__ import annotations
 
 import enum
+
+from rules_core.errors import (
+    LexiconUnavailableError,
+    MalformedActionError,
+    RulesError,
+    StateFormatError,
+)
+
+__all__ = [
+    "InvalidSeatError",
+    "LexiconUnavailableError",
+    "LexioError",
+    "MalformedActionError",
+    "Reason",
+    "StateFormatError",
+]
 
 
 class Reason(enum.Enum):
@@ -25,22 +45,12 @@ class Reason(enum.Enum):
     BAG_TOO_SMALL = "bag_too_small"
 
 
-class LexioError(Exception):
-    """Base of every error this package raises."""
-
-
-class MalformedActionError(LexioError, ValueError):
-    """The action cannot even be stated: a letter outside A–Z, the same cell twice, no tile to
-    exchange. Such input never reaches the rules; callers answer it as bad input."""
+class LexioError(RulesError):
+    """Base of the errors only Lexio's rules raise (a seat the game does not have, a record
+    that is not ``lexio-record/1``). Every error this package raises is a
+    :class:`rules_core.RulesError`: a :class:`MalformedActionError` here is a letter outside
+    A–Z, the same cell twice, or no tile to exchange."""
 
 
 class InvalidSeatError(LexioError, ValueError):
     """A seat index that the game does not have."""
-
-
-class StateFormatError(LexioError, ValueError):
-    """A stored state that this version of the rules cannot read."""
-
-
-class LexiconUnavailableError(LexioError):
-    """The lexicon could not answer; the action is not decided and nothing changed."""

@@ -23,6 +23,7 @@ from lexio_rules.game import Accepted, Lexicon, WordSet, final_reckoning, play
 from lexio_rules.reasons import LexioError, Reason
 from lexio_rules.state import MAX_PLAYERS, MIN_PLAYERS, EntryKind, GameState, new_game
 from lexio_rules.tiles import BLANK, LETTERS, RACK_SIZE, full_set
+from rules_core import errors
 
 FORMAT: Final = "lexio-record/1"
 _WORD_LETTERS: Final = frozenset(LETTERS + LETTERS.lower())
@@ -31,7 +32,7 @@ _REPLAY_TIME: Final = 0.0  # Entries carry no time: the reserve never regains a 
 __all__ = ["FORMAT", "Record", "RecordError", "RecordMove", "WordSet", "parse_record", "replay"]
 
 
-class RecordError(LexioError, ValueError):
+class RecordError(LexioError, errors.RecordError):
     """The document is not a valid ``lexio-record/1``."""
 
 

@@ -20,7 +20,6 @@ the seed are parameters: nothing here reads a clock or draws at random by itself
 
 from __future__ import annotations
 
-from lexio_rules.reserve import REGAIN_SECONDS, RESERVE_MAX, Reserve
 from mishqaq_rules.actions import (
     Action,
     Pass,
@@ -76,6 +75,7 @@ from mishqaq_rules.state import (
 )
 from mishqaq_rules.tiles import BAG_SIZE, Tile, bag_counts, bag_tiles
 from mishqaq_rules.views import PauseView, SideView, next_clock_event, side_view
+from rules_core.reserve import REGAIN_SECONDS, RESERVE_MAX, Reserve
 
 __all__ = [
     "ARABIC_LIST",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from mishqaq_rules.board import PlacedTile
 from mishqaq_rules.reasons import MalformedActionError
 from mishqaq_rules.tiles import BLANK, Tile, script_of_letter
+from rules_core.placement import Placement
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +41,9 @@ class TilePlacement:
 
 
 @dataclass(frozen=True, slots=True)
-class Place:
-    """Put tiles down in one line (M18). An empty placement can be stated; the rules refuse it."""
-
-    tiles: tuple[TilePlacement, ...]
-
-    def __post_init__(self) -> None:
-        cells = {(t.row, t.col) for t in self.tiles}
-        if len(cells) != len(self.tiles):
-            raise MalformedActionError("two tiles on the same cell")
+class Place(Placement[TilePlacement]):
+    """Put tiles down in one line (M18), each on its own cell. An empty placement can be
+    stated; the rules refuse it."""
 
     @classmethod
     def of(cls, *specs: tuple[int, int, str] | tuple[int, int, str, str]) -> Place:

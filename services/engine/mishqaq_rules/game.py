@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from lexio_rules.game import Lexicon, WordSet
 from mishqaq_rules import transitions
 from mishqaq_rules.actions import Action, Pass, Pause, Place, Resign, Resume, Swap, Timeout
 from mishqaq_rules.board import on_board
@@ -32,6 +31,7 @@ from mishqaq_rules.reasons import ClockRefusal, LexiconUnavailableError, Reason
 from mishqaq_rules.sides import Side, with_side
 from mishqaq_rules.state import GameState
 from mishqaq_rules.tiles import Tile
+from rules_core.lexicon import Lexicon, WordSet
 
 __all__ = [
     "Accepted",

@@ -16,14 +16,15 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from lexio_rules.reserve import RESERVE_MAX, Reserve
 from mishqaq_rules.actions import TilePlacement
 from mishqaq_rules.board import SIZE, Board, PlacedTile
 from mishqaq_rules.clock import PAUSES_PER_SIDE, Clock, MeaningPause
 from mishqaq_rules.log import Direction, EndCause, Ending, EntryKind, LogEntry, WordPlay
-from mishqaq_rules.reasons import MishqaqError, StateFormatError
+from mishqaq_rules.reasons import StateFormatError
 from mishqaq_rules.sides import SIDES, Side
 from mishqaq_rules.tiles import BLANK, Tile, script_of_letter
+from rules_core.errors import RulesError
+from rules_core.reserve import RESERVE_MAX, Reserve
 
 _T = TypeVar("_T")
 
@@ -120,7 +121,7 @@ def tile_from_plain(value: Any, where: str, script: Side | None) -> Tile:
         raise _fail(where, "not a tile")
     try:
         return Tile.parse(value, script)
-    except MishqaqError as e:
+    except RulesError as e:
         raise _fail(where, str(e)) from None
 
 
@@ -149,7 +150,7 @@ def _known_placed(text: object, as_letter: object) -> PlacedTile | None:
     script = script_of_letter(as_letter) if text == BLANK and as_letter is not None else None
     try:
         return PlacedTile(Tile.parse(text, script), as_letter)
-    except MishqaqError:
+    except RulesError:
         return None
 
 
@@ -179,7 +180,7 @@ def _placement_from_plain(value: Any, where: str) -> tuple[int, int, PlacedTile]
     tile = tile_from_plain(read.field("tile"), read.at("tile"), script)
     try:
         return row, col, PlacedTile(tile, as_letter)
-    except MishqaqError as e:
+    except RulesError as e:
         raise _fail(where, str(e)) from None
 
 

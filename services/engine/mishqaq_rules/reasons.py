@@ -4,6 +4,9 @@
 precedence order. Refusals that only live play can meet (the clock, the pause) have their own
 enum, :class:`ClockRefusal`, so a record's codes never grow by accident.
 
+The causes every game shares (an action that cannot be stated, an unreadable state, a lexicon
+that cannot answer) are :mod:`rules_core`'s, re-exported here; al-Mishqaq adds its own below.
+
 >>> [r.value for r in Reason][:3], ClockRefusal.PAUSED.value
 (['game_over', 'not_your_turn', 'off_board'], 'paused')
 """
@@ -11,6 +14,23 @@ enum, :class:`ClockRefusal`, so a record's codes never grow by accident.
 from __future__ import annotations
 
 import enum
+
+from rules_core.errors import (
+    LexiconUnavailableError,
+    MalformedActionError,
+    RulesError,
+    StateFormatError,
+)
+
+__all__ = [
+    "ClockRefusal",
+    "InvalidOptionError",
+    "LexiconUnavailableError",
+    "MalformedActionError",
+    "MishqaqError",
+    "Reason",
+    "StateFormatError",
+]
 
 
 class Reason(enum.Enum):
@@ -49,23 +69,13 @@ class ClockRefusal(enum.Enum):
     """The table's timeout came before the mover's flag instant (M29)."""
 
 
-class MishqaqError(Exception):
-    """Base of every error this package raises."""
-
-
-class MalformedActionError(MishqaqError, ValueError):
-    """The action cannot even be stated: not a tile, a blank without its letter, the same cell
-    twice. Such input never reaches the rules; callers answer it as bad input."""
+class MishqaqError(RulesError):
+    """Base of the errors only al-Mishqaq's rules raise (a table option, a record that is not
+    ``mishqaq-record/1``). Every error this package raises is a :class:`rules_core.RulesError`:
+    a :class:`MalformedActionError` here is not a tile, a blank without its letter, or the
+    same cell twice."""
 
 
 class InvalidOptionError(MishqaqError, ValueError):
     """A table option that the game does not have: a Latin list other than fr/en, a bank that
     is not a positive number of seconds."""
-
-
-class StateFormatError(MishqaqError, ValueError):
-    """A stored state that this version of the rules cannot read."""
-
-
-class LexiconUnavailableError(MishqaqError):
-    """The lexicon could not answer; the action is not decided and nothing changed."""

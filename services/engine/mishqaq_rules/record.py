@@ -29,6 +29,7 @@ from mishqaq_rules.reasons import MalformedActionError, MishqaqError, Reason
 from mishqaq_rules.sides import LATIN_LISTS, SIDES, Side, lexicon_id, with_side
 from mishqaq_rules.state import RACK_MAX, GameState, new_game
 from mishqaq_rules.tiles import Tile, bag_counts
+from rules_core import errors
 
 FORMAT: Final = "mishqaq-record/1"
 _REPLAY_TIME: Final = 0.0
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 
-class RecordError(MishqaqError, ValueError):
+class RecordError(MishqaqError, errors.RecordError):
     """The document is not a valid ``mishqaq-record/1``; the message names the field."""
 
 

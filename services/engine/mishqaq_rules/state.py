@@ -16,7 +16,6 @@ import random
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lexio_rules.reserve import Reserve
 from mishqaq_rules import plain
 from mishqaq_rules.board import RED_SQUARES, Board
 from mishqaq_rules.clock import DEFAULT_BANK_SECONDS, Clock, check_bank
@@ -25,6 +24,7 @@ from mishqaq_rules.opening import draw_opening
 from mishqaq_rules.reasons import InvalidOptionError, StateFormatError
 from mishqaq_rules.sides import LATIN_LISTS, Side, lexicon_id
 from mishqaq_rules.tiles import Tile, bag_tiles
+from rules_core.reserve import Reserve
 
 STATE_FORMAT: Final = "mishqaq-state/1"
 STARTING_RACK: Final = 6  # M11

@@ -123,7 +123,7 @@ class Tile:
         >>> Tile.parse("E+")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        mishqaq_rules.reasons.MalformedActionError: 'E+' is not a tile (a bilingual tile is ...)
+        rules_core.errors.MalformedActionError: 'E+' is not a tile (a bilingual tile is ...)
         """
         if text == BLANK:
             if script is None:

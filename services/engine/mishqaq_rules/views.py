@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lexio_rules.reserve import RESERVE_MAX
 from mishqaq_rules.board import Board
 from mishqaq_rules.log import Ending, LogEntry
 from mishqaq_rules.sides import Side
 from mishqaq_rules.state import GameState
 from mishqaq_rules.tiles import Tile
+from rules_core.reserve import RESERVE_MAX
 
 
 @dataclass(frozen=True, slots=True)

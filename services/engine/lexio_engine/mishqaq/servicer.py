@@ -20,7 +20,6 @@ from lexio_common.streamed_calls import StreamDrain, answer_stream
 from lexio_engine.evaluation import CallOutcome, refuse_input
 from lexio_engine.lexicon_client import LexiconAnswer
 from lexio_engine.mishqaq import codec
-from lexio_rules import LexiconUnavailableError as LexioLexiconUnavailableError
 from mishqaq_rules import (
     DEFAULT_BANK_SECONDS,
     SIDES,
@@ -173,7 +172,7 @@ class MishqaqServicer(engine_pb2_grpc.EngineServicer):
             return LexiconAnswer((), {})
         try:
             return await self._lexicon.check(readings, lexicon=lexicon, with_spellings=True)
-        except (LexiconUnavailableError, LexioLexiconUnavailableError):
+        except LexiconUnavailableError:
             call.outcome = "unavailable"
             await context.abort(grpc.StatusCode.UNAVAILABLE, LEXICON_UNAVAILABLE)
             raise AssertionError("abort returns only by raising") from None
