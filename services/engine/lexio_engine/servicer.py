@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Final, Protocol
@@ -30,8 +29,6 @@ from lexio_rules import (
     preview,
     seat_view,
 )
-
-log = logging.getLogger(__name__)
 
 LEXICON_UNAVAILABLE: Final = "lexicon_unavailable"
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["Engine"].full_name

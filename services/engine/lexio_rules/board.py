@@ -95,7 +95,3 @@ def is_empty(board: str) -> bool:
 def rows(board: str) -> list[str]:
     """The board as 13 strings of 13 characters (the record format's ``board``)."""
     return [board[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
-
-
-def tile_count(board: str) -> int:
-    return sum(1 for ch in board if ch.isalpha())

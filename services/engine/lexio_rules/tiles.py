@@ -55,10 +55,6 @@ def full_set() -> str:
     return "".join(tile * count for tile, count in sorted(DISTRIBUTION.items()))
 
 
-def is_rack_tile(tile: str) -> bool:
-    return tile == BLANK or (len(tile) == 1 and tile in LETTERS)
-
-
 def contains_tiles(rack: str, tiles: Iterable[str]) -> bool:
     """Does ``rack`` hold every tile of ``tiles`` (as a multiset)?
 

@@ -7,7 +7,6 @@ readings of a column (M20) — and the dictionary spellings of the known ones (M
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Final, Protocol
@@ -38,8 +37,6 @@ from mishqaq_rules import (
     next_clock_event,
     side_view,
 )
-
-log = logging.getLogger(__name__)
 
 LEXICON_UNAVAILABLE: Final = "lexicon_unavailable"
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["Engine"].full_name
