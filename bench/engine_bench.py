@@ -20,7 +20,7 @@ from selfplay import find_move
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
-from lexio_engine import codec
+from lexio_engine.lexio import codec
 from lexio_lexicon.words import DEFAULT_WORDLIST_PATH, WordList
 from lexio_rules import Examined, GameState, Place, conclude, examine, form_move, new_game, play
 

@@ -1,12 +1,13 @@
-"""Protobuf ↔ rules values (``lexio_engine.codec``): the engine applies an action to a state read
-without its past log, and must write back exactly the state a full read would have given."""
+"""Protobuf ↔ rules values (``lexio_engine.lexio.codec``): the engine applies an action to a
+state read without its past log, and must write back exactly the state a full read would have
+given."""
 
 from __future__ import annotations
 
 import pytest
 
 from lexio.engine.v1 import engine_pb2 as pb
-from lexio_engine import codec
+from lexio_engine.lexio import codec
 from lexio_rules import Exchange, Pass, WordSet, new_game, play
 from lexio_rules.game import Accepted
 

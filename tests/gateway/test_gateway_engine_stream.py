@@ -20,8 +20,8 @@ from prometheus_client import REGISTRY
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
 from lexio_common.grpc_service import RunningServer, start_grpc_server
+from lexio_engine.lexio.servicer import LexioServicer as EngineServicer
 from lexio_engine.server import RunningEngine
-from lexio_engine.servicer import EngineServicer
 from lexio_gateway.games.contract import BadActionError, GameUnavailableError
 from lexio_gateway.games.engine_call import EngineCaller
 from lexio_rules import LexiconUnavailableError

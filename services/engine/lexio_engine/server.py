@@ -17,13 +17,14 @@ from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.service import run_service
 from lexio_common.streamed_calls import StreamDrain, unary_methods
 from lexio_common.supervise import supervise
-from lexio_engine import codec, metrics
-from lexio_engine import servicer as lexio_servicer
+from lexio_engine import metrics
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
+from lexio_engine.lexio import codec
+from lexio_engine.lexio import servicer as lexio_servicer
+from lexio_engine.lexio.servicer import LexioServicer
 from lexio_engine.mishqaq import codec as mishqaq_codec
 from lexio_engine.mishqaq import servicer as mishqaq_servicer
 from lexio_engine.mishqaq.servicer import MishqaqServicer
-from lexio_engine.servicer import EngineServicer
 from lexio_rules import DEFAULT_TURN_SECONDS
 from mishqaq_rules import ARABIC_LIST, LATIN_LISTS
 
@@ -111,7 +112,7 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
     channel = grpc.aio.insecure_channel(config.lexicon_address)
     lexicon = LexiconClient(channel, config.lexicon_timeout, stream=config.lexicon_stream)
     drain = StreamDrain()
-    lexio = EngineServicer(lexicon, default_turn_seconds=config.turn_seconds, drain=drain)
+    lexio = LexioServicer(lexicon, default_turn_seconds=config.turn_seconds, drain=drain)
     mishqaq = MishqaqServicer(lexicon, drain=drain)
 
     def register(server: grpc.aio.Server) -> None:

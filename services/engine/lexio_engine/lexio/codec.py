@@ -1,4 +1,4 @@
-"""Protobuf ↔ rules values. The only place that knows both shapes.
+"""Lexio's protobuf (lexio.engine.v1) ↔ the rules' values: the only place that knows both.
 
 A stored state is checked on the way in: a state that this engine cannot read is refused
 (:class:`StateFormatError`), never half-read.

@@ -1,4 +1,5 @@
-"""The engine's gRPC servicer: protobuf in, rules, protobuf out. No rule lives here."""
+"""Lexio's gRPC servicer (lexio.engine.v1.Engine): protobuf in, rules, protobuf out. No rule
+lives here."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import grpc
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
 from lexio_common.streamed_calls import StreamDrain, answer_stream
-from lexio_engine import codec
 from lexio_engine.evaluation import CallOutcome, refuse_input
+from lexio_engine.lexio import codec
 from lexio_rules import (
     Accepted,
     GameState,
@@ -42,7 +43,7 @@ class WordChecker(Protocol):
 _BAD_INPUT: Final = (StateFormatError, MalformedActionError, InvalidSeatError, ValueError)
 
 
-class EngineServicer(engine_pb2_grpc.EngineServicer):
+class LexioServicer(engine_pb2_grpc.EngineServicer):
     def __init__(
         self,
         lexicon: WordChecker,
