@@ -20,10 +20,8 @@ from lexio_common.supervise import supervise
 from lexio_engine import metrics
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
 from lexio_engine.lexio import codec
-from lexio_engine.lexio import servicer as lexio_servicer
 from lexio_engine.lexio.servicer import LexioServicer
 from lexio_engine.mishqaq import codec as mishqaq_codec
-from lexio_engine.mishqaq import servicer as mishqaq_servicer
 from lexio_engine.mishqaq.servicer import MishqaqServicer
 from lexio_rules import DEFAULT_TURN_SECONDS
 from mishqaq_rules import ARABIC_LIST, LATIN_LISTS
@@ -70,9 +68,9 @@ def initialise_metrics() -> None:
     each game's RPCs from its service descriptor, its actions from its codec, and every list
     a game asks (Lexio's is French, one of al-Mishqaq's Latin lists)."""
     games = (
-        (lexio_servicer.GAME, engine_pb2.DESCRIPTOR.services_by_name["Engine"], codec.ACTION_KINDS),
+        (LexioServicer.game, engine_pb2.DESCRIPTOR.services_by_name["Engine"], codec.ACTION_KINDS),
         (
-            mishqaq_servicer.GAME,
+            MishqaqServicer.game,
             mishqaq_pb2.DESCRIPTOR.services_by_name["Engine"],
             mishqaq_codec.ACTION_KINDS,
         ),

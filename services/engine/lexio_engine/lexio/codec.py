@@ -10,23 +10,27 @@ from collections.abc import Sequence
 from typing import Final
 
 from lexio.engine.v1 import engine_pb2 as pb
+from lexio_engine.servicing import check_state_format
 from lexio_rules import (
     Action,
     EndCause,
     Ending,
     EntryKind,
     Exchange,
+    FormedWord,
     GameState,
     LogEntry,
     Pass,
     PassCause,
     Place,
     Reason,
+    Refusal,
     Reserve,
     SeatView,
     StateFormatError,
     TilePlacement,
     WordScore,
+    all_views,
 )
 from lexio_rules.board import CELLS, EMPTY, WALL
 from lexio_rules.state import MAX_PLAYERS, MIN_PLAYERS
@@ -47,6 +51,15 @@ _RACK_CHARS: Final = frozenset(LETTERS + BLANK)
 
 def reason_to_pb(reason: Reason) -> pb.Reason.ValueType:
     return _REASON_TO_PB[reason]
+
+
+def refusal_to_pb(refusal: Refusal) -> pb.Outcome:
+    """A refused action's outcome: its reason and, for ``unknown_words``, the words (R19)."""
+    return pb.Outcome(
+        accepted=False,
+        reason=reason_to_pb(refusal.reason),
+        unknown_words=refusal.unknown_words,
+    )
 
 
 # Actions ---------------------------------------------------------------------------------
@@ -94,15 +107,17 @@ def _tile_to_pb(t: TilePlacement) -> pb.Tile:
     return pb.Tile(row=t.row, col=t.col, letter=t.letter, blank=t.blank)
 
 
+def word_to_pb(w: WordScore | FormedWord) -> pb.WordScore:
+    """A word where it lies and its score: a log entry's or a preview's."""
+    return pb.WordScore(word=w.word, score=w.score, row=w.row, col=w.col, across=w.across)
+
+
 def entry_to_pb(e: LogEntry) -> pb.LogEntry:
     return pb.LogEntry(
         number=e.number,
         seat=e.seat,
         kind=_KIND_TO_PB[e.kind],
-        words=[
-            pb.WordScore(word=w.word, score=w.score, row=w.row, col=w.col, across=w.across)
-            for w in e.words
-        ],
+        words=[word_to_pb(w) for w in e.words],
         tiles=[_tile_to_pb(t) for t in e.tiles],
         score=e.score,
         bingo=e.bingo,
@@ -183,8 +198,7 @@ def state_from_pb(m: pb.GameState, *, with_log: bool = True) -> GameState:
 
     ``with_log=False`` leaves the past log in ``m`` (``log_offset`` counts it): enough to apply
     an action, and :func:`state_to_pb` puts it back in front of the new entries."""
-    if m.format != STATE_FORMAT:
-        raise StateFormatError(f"state format {m.format} is not {STATE_FORMAT}")
+    check_state_format(m.format, STATE_FORMAT)
     players = len(m.racks)
     checks = (
         (MIN_PLAYERS <= players <= MAX_PLAYERS, "2 to 4 racks"),
@@ -242,3 +256,9 @@ def view_to_pb(v: SeatView, *, with_log: bool = True) -> pb.SeatView:
     if v.ending is not None:
         message.ending.CopyFrom(ending_to_pb(v.ending))
     return message
+
+
+def views_to_pb(state: GameState, now: float) -> list[pb.SeatView]:
+    """Every seat's view after an action, without the public log (the answer's ``event``
+    extends it)."""
+    return [view_to_pb(v, with_log=False) for v in all_views(state, now)]

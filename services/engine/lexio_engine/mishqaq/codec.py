@@ -15,7 +15,10 @@ from dataclasses import replace
 from typing import Any, Final
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
+from lexio_engine.servicing import check_state_format
 from mishqaq_rules import (
+    SIDES,
+    STATE_FORMAT,
     Action,
     Board,
     Ending,
@@ -25,6 +28,7 @@ from mishqaq_rules import (
     Pass,
     Pause,
     Place,
+    Refusal,
     Resign,
     Resume,
     Side,
@@ -35,10 +39,9 @@ from mishqaq_rules import (
     TilePlacement,
     Timeout,
     WordPlay,
+    side_view,
 )
 from mishqaq_rules.plain import entry_from_plain, entry_to_plain
-
-STATE_FORMAT: Final = "mishqaq-state/1"
 
 _SIDES: Final = {Side.LATIN: pb.SIDE_LATIN, Side.ARABIC: pb.SIDE_ARABIC}
 _FROM_PB_SIDE: Final = {v: k for k, v in _SIDES.items()}
@@ -66,8 +69,7 @@ def state_to_pb(state: GameState, past_log: Sequence[bytes] = ()) -> pb.GameStat
 def state_from_pb(message: pb.GameState, *, with_log: bool = True) -> GameState:
     """The state; without its log, ``log_offset`` still numbers the next entry.
     StateFormatError if the message is not a state this engine wrote."""
-    if message.format != STATE_FORMAT:
-        raise StateFormatError(f'state.format: not "{STATE_FORMAT}"')
+    check_state_format(message.format, STATE_FORMAT)
     try:
         plain = json.loads(message.core)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -185,6 +187,13 @@ def _word_to_pb(word: WordPlay) -> pb.Word:
     )
 
 
+def refusal_to_pb(refusal: Refusal) -> pb.Outcome:
+    """A refused action's outcome: its reason's code and, for ``unknown_words``, the words."""
+    return pb.Outcome(
+        accepted=False, reason=refusal.reason.value, unknown_words=refusal.unknown_words
+    )
+
+
 def _pb_enum(prefix: str, value: str) -> int:
     return int(getattr(pb, f"{prefix}_{value.upper()}"))
 
@@ -247,3 +256,8 @@ def view_to_pb(view: SideView, now: float, *, with_log: bool = True) -> pb.SideV
     if with_log:
         message.log.extend(entry_to_pb(e) for e in view.log)
     return message
+
+
+def views_to_pb(state: GameState, now: float) -> list[pb.SideView]:
+    """Latin's view then Arabic's after an action, without the log (the events extend it)."""
+    return [view_to_pb(side_view(state, s, now), now, with_log=False) for s in SIDES]
