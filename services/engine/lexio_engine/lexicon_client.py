@@ -117,8 +117,8 @@ async def mirror_lexicon_health(
 ) -> None:
     """Keep the engine's readiness equal to the lexicon's, for as long as the task runs.
 
-    The lobby asks the engine whether Lexio can be offered (R18); it cannot reach the lexicon
-    itself, so the engine answers for both.
+    The lobby asks the engine whether a game can be offered (not while its words cannot be
+    judged); it cannot reach the lexicon itself, so the engine answers for both.
     """
     stub = health_pb2_grpc.HealthStub(channel)
     serving = health_pb2.HealthCheckResponse.SERVING

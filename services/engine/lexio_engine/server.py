@@ -9,30 +9,32 @@ from dataclasses import dataclass
 
 import grpc
 
-from lexio.engine.v1 import engine_pb2, engine_pb2_grpc
-from lexio.mishqaq.v1 import engine_pb2 as mishqaq_pb2
-from lexio.mishqaq.v1 import engine_pb2_grpc as mishqaq_pb2_grpc
 from lexio_common.config import env_bool, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.service import run_service
-from lexio_common.streamed_calls import StreamDrain, unary_methods
+from lexio_common.streamed_calls import StreamDrain
 from lexio_common.supervise import supervise
 from lexio_engine import metrics
+from lexio_engine.games import GAMES
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
-from lexio_engine.lexio import codec
-from lexio_engine.lexio.servicer import LexioServicer
-from lexio_engine.mishqaq import codec as mishqaq_codec
-from lexio_engine.mishqaq.servicer import MishqaqServicer
-from lexio_rules import DEFAULT_TURN_SECONDS
-from mishqaq_rules import ARABIC_LIST, LATIN_LISTS
+
+# Two games' service names, still imported from here by tests/ops/test_ops_manifests.py
+# (outside the engine tier's files); their source is each game's registration.
+from lexio_engine.lexio import SERVICE_NAME as ENGINE_SERVICE
+from lexio_engine.mishqaq import SERVICE_NAME as MISHQAQ_SERVICE
+from lexio_engine.registry import EngineContext, lexicons_of
+
+__all__ = [
+    "ENGINE_SERVICE",
+    "MISHQAQ_SERVICE",
+    "EngineConfig",
+    "RunningEngine",
+    "initialise_metrics",
+    "main",
+    "start_engine",
+]
 
 log = logging.getLogger("lexio_engine")
-
-ENGINE_SERVICE = "lexio.engine.v1.Engine"
-MISHQAQ_SERVICE = "lexio.mishqaq.v1.Engine"
-"""al-Mishqaq's engine, in the same process: one stateless engine for the site's games, each
-game behind its own service and health name (the lobby asks per game; an operator may later
-move a game to a deployment of its own by pointing the gateway and the lobby elsewhere)."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,9 @@ class EngineConfig:
     lexicon_timeout: float = 2.0
     lexicon_stream: bool = True
     """Ask the lexicon over one long-lived stream (else a unary call per question)."""
-    turn_seconds: float = DEFAULT_TURN_SECONDS
+    turn_seconds: float = 0.0
+    """The turn clock of the games that have one (``LEXIO_TURN_SECONDS``); 0: each game's
+    own default."""
     shutdown_grace: float = 5.0
 
     @classmethod
@@ -65,19 +69,10 @@ class EngineConfig:
 
 def initialise_metrics() -> None:
     """Every call series at 0 before the first call, so rates read 0 rather than nothing:
-    each game's RPCs from its service descriptor, its actions from its codec, and every list
-    a game asks (Lexio's is French, one of al-Mishqaq's Latin lists)."""
-    games = (
-        (LexioServicer.game, engine_pb2.DESCRIPTOR.services_by_name["Engine"], codec.ACTION_KINDS),
-        (
-            MishqaqServicer.game,
-            mishqaq_pb2.DESCRIPTOR.services_by_name["Engine"],
-            mishqaq_codec.ACTION_KINDS,
-        ),
-    )
-    for game, service, actions in games:
-        metrics.initialise_calls(game, unary_methods(service.methods_by_name), actions)
-    metrics.initialise_lexicon_calls((*LATIN_LISTS, ARABIC_LIST))
+    each game's RPCs and actions, and every list a game asks, from the registrations."""
+    for game in GAMES:
+        metrics.initialise_calls(game.name, game.rpcs, game.action_kinds)
+    metrics.initialise_lexicon_calls(lexicons_of(GAMES))
 
 
 @dataclass
@@ -104,24 +99,24 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
     """Start serving. The process is ready at once (health name ``readiness``, what its probe
     asks): every call that needs no word — a pass, an exchange, a resignation, a new game —
     works without the lexicon, so an engine whose lexicon is down stays in its Service. Each
-    game's health name (``lexio.engine.v1.Engine``, ``lexio.mishqaq.v1.Engine``) follows the
-    lexicon's: the lobby offers a game only while its words can be judged (R18)."""
+    game (:data:`lexio_engine.games.GAMES`) is served under its own service, and its health
+    name follows the lexicon's: the lobby offers a game only while its words can be judged."""
     initialise_metrics()
     channel = grpc.aio.insecure_channel(config.lexicon_address)
     lexicon = LexiconClient(channel, config.lexicon_timeout, stream=config.lexicon_stream)
     drain = StreamDrain()
-    lexio = LexioServicer(lexicon, default_turn_seconds=config.turn_seconds, drain=drain)
-    mishqaq = MishqaqServicer(lexicon, drain=drain)
+    context = EngineContext(lexicon, turn_seconds=config.turn_seconds, drain=drain)
+    servicers = [(game, game.build(context)) for game in GAMES]
 
     def register(server: grpc.aio.Server) -> None:
-        engine_pb2_grpc.add_EngineServicer_to_server(lexio, server)
-        mishqaq_pb2_grpc.add_EngineServicer_to_server(mishqaq, server)
+        for game, servicer in servicers:
+            game.add_servicer(servicer, server)
 
     running = await start_grpc_server(
         host=config.host,
         port=config.port,
         register=register,
-        service_names=[ENGINE_SERVICE, MISHQAQ_SERVICE],
+        service_names=[game.health_name for game in GAMES],
         own_readiness=True,
         drain=drain,
     )

@@ -124,8 +124,8 @@ class GameServicer(Generic[_Lexicon]):
 
     game: ClassVar[str]
     """The game's name: the ``game`` label of its calls' metrics."""
-    service_name: ClassVar[str]
-    """Its gRPC service's full name (``ActStream`` counts each call as this service's Act)."""
+    service: ClassVar[Any]
+    """Its gRPC service's descriptor (``ActStream`` counts each call as this service's Act)."""
     act_result: ClassVar[Callable[..., Any]]
     """Its ``ActResult`` message, which :meth:`ActStream` answers with."""
 
@@ -154,7 +154,7 @@ class GameServicer(Generic[_Lexicon]):
             calls,
             self.Act,
             self.act_result,
-            service=self.service_name,
+            service=self.service.full_name,
             method="Act",
             drain=self._drain,
         ):

@@ -43,7 +43,7 @@ def _read_act(request: pb.ActRequest) -> tuple[GameState, Action]:
 
 class LexioServicer(GameServicer[WordChecker], engine_pb2_grpc.EngineServicer):
     game = "lexio"
-    service_name = pb.DESCRIPTOR.services_by_name["Engine"].full_name
+    service = pb.DESCRIPTOR.services_by_name["Engine"]
     act_result = pb.ActResult
 
     def __init__(

@@ -63,7 +63,7 @@ def _read_act(request: pb.ActRequest) -> tuple[GameState, Side, Action]:
 
 class MishqaqServicer(GameServicer[WordJudge], engine_pb2_grpc.EngineServicer):
     game = "mishqaq"
-    service_name = pb.DESCRIPTOR.services_by_name["Engine"].full_name
+    service = pb.DESCRIPTOR.services_by_name["Engine"]
     act_result = pb.ActResult
 
     @rpc

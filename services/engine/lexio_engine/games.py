@@ -1,0 +1,14 @@
+"""The games this build's engine tier ships: the one list that names them.
+
+:mod:`lexio_engine.server` serves each of them and :mod:`lexio_engine.cli` replays their
+records; adding a game to the engine tier is adding its package's ``GAME`` here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from lexio_engine import lexio, mishqaq
+from lexio_engine.registry import EngineGame
+
+GAMES: Final[tuple[EngineGame, ...]] = (lexio.GAME, mishqaq.GAME)
