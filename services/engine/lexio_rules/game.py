@@ -26,24 +26,13 @@ from lexio_rules.placement import FormedMove, form_move
 from lexio_rules.reasons import Reason
 from lexio_rules.state import EndCause, Ending, EntryKind, GameState, LogEntry, WordScore, shuffled
 from lexio_rules.tiles import RACK_SIZE, contains_tiles, rack_value, remove_tiles
-from rules_core.lexicon import Lexicon, WordSet
-
-__all__ = [
-    "Accepted",
-    "Examined",
-    "Lexicon",
-    "Outcome",
-    "Refusal",
-    "Refused",
-    "WordSet",
-    "conclude",
-    "examine",
-    "final_reckoning",
-    "play",
-    "preview",
-]
+from rules_core import lexicon as _lexicon
 
 _T = TypeVar("_T")
+
+# The lexicon as every game's rules see it: rules_core's, under this module's names too.
+Lexicon = _lexicon.Lexicon
+WordSet = _lexicon.WordSet
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,21 +8,12 @@ from __future__ import annotations
 
 import enum
 
-from rules_core.errors import (
-    LexiconUnavailableError,
-    MalformedActionError,
-    RulesError,
-    StateFormatError,
-)
+from rules_core import errors
 
-__all__ = [
-    "InvalidSeatError",
-    "LexiconUnavailableError",
-    "LexioError",
-    "MalformedActionError",
-    "Reason",
-    "StateFormatError",
-]
+# The causes every game shares: rules_core's own classes, under this package's names too.
+MalformedActionError = errors.MalformedActionError
+StateFormatError = errors.StateFormatError
+LexiconUnavailableError = errors.LexiconUnavailableError
 
 
 class Reason(enum.Enum):
@@ -45,7 +36,7 @@ class Reason(enum.Enum):
     BAG_TOO_SMALL = "bag_too_small"
 
 
-class LexioError(RulesError):
+class LexioError(errors.RulesError):
     """Base of the errors only Lexio's rules raise (a seat the game does not have, a record
     that is not ``lexio-record/1``). Every error this package raises is a
     :class:`rules_core.RulesError`: a :class:`MalformedActionError` here is a letter outside

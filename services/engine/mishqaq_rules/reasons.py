@@ -15,22 +15,7 @@ from __future__ import annotations
 
 import enum
 
-from rules_core.errors import (
-    LexiconUnavailableError,
-    MalformedActionError,
-    RulesError,
-    StateFormatError,
-)
-
-__all__ = [
-    "ClockRefusal",
-    "InvalidOptionError",
-    "LexiconUnavailableError",
-    "MalformedActionError",
-    "MishqaqError",
-    "Reason",
-    "StateFormatError",
-]
+from rules_core import errors
 
 
 class Reason(enum.Enum):
@@ -69,7 +54,7 @@ class ClockRefusal(enum.Enum):
     """The table's timeout came before the mover's flag instant (M29)."""
 
 
-class MishqaqError(RulesError):
+class MishqaqError(errors.RulesError):
     """Base of the errors only al-Mishqaq's rules raise (a table option, a record that is not
     ``mishqaq-record/1``). Every error this package raises is a :class:`rules_core.RulesError`:
     a :class:`MalformedActionError` here is not a tile, a blank without its letter, or the
@@ -79,3 +64,9 @@ class MishqaqError(RulesError):
 class InvalidOptionError(MishqaqError, ValueError):
     """A table option that the game does not have: a Latin list other than fr/en, a bank that
     is not a positive number of seconds."""
+
+
+# The causes every game shares: rules_core's own classes, under this package's names too.
+LexiconUnavailableError = errors.LexiconUnavailableError
+MalformedActionError = errors.MalformedActionError
+StateFormatError = errors.StateFormatError
