@@ -8,6 +8,8 @@ back, a lexicon without the stream (an older version), an answer that never come
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import Any, Protocol, TypeVar
 
@@ -18,6 +20,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.procs import free_port
+from lexio_common.streamed_calls import StreamBrokenError, StreamedCalls
 from lexio_engine.lexicon_client import LexiconClient
 from lexio_lexicon.server import LexiconConfig, start
 from lexio_lexicon.servicer import LexiconMetrics, LexiconServicer
@@ -262,3 +265,54 @@ def test_a_rolling_update_of_the_lexicon_loses_no_question(loop_thread: LoopThre
     before, answered, failures = loop_thread.run(scenario(), timeout=60)
     assert failures == []
     assert before > 0 and answered > before  # questions were asked before, during and after
+
+
+def test_a_lexicon_that_dies_under_many_questions_fails_them_quietly(
+    loop_thread: LoopThread, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 23: every question in flight fails with the stream (the caller answers
+    ``unavailable``), and the outage is one warning, never asyncio's error-level "Future
+    exception was never retrieved" (595 of them for these 300 questions before the fix)."""
+    port = free_port()
+
+    async def scenario() -> set[str]:
+        server, _ = await start(_config(port), metrics=LexiconMetrics(CollectorRegistry()))
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        calls: StreamedCalls[Any, Any] = StreamedCalls(channel.stream_stream(
+            "/lexio.lexicon.v1.Lexicon/CheckWordsStream",
+            request_serializer=lexicon_pb2.CheckWordsCall.SerializeToString,
+            response_deserializer=lexicon_pb2.CheckWordsResult.FromString,
+        ), name="lexicon")  # fmt: skip
+
+        async def ask() -> str:
+            request = lexicon_pb2.CheckWordsRequest(words=["CHAT"] * 50)
+            try:
+                await calls.ask(lexicon_pb2.CheckWordsCall(request=request), 2.0)
+            except (StreamBrokenError, TimeoutError) as e:
+                return type(e).__name__
+            return "answered"
+
+        try:
+            assert await ask() == "answered"
+            asked = [asyncio.create_task(ask()) for _ in range(300)]
+            await asyncio.sleep(0.002)
+            await server.stop(0)
+            outcomes = set(await asyncio.gather(*asked))
+            # Questions asked while it is away open stream after stream: still one warning.
+            assert {await ask() for _ in range(5)} == {"StreamBrokenError"}
+        finally:
+            await calls.close()
+            await channel.close()
+        gc.collect()
+        await asyncio.sleep(0)
+        return outcomes
+
+    with caplog.at_level(logging.DEBUG):
+        outcomes = loop_thread.run(scenario(), timeout=60)
+        gc.collect()
+    assert "StreamBrokenError" in outcomes
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [
+        r.getMessage()[:120] for r in caplog.records if r.levelno >= logging.ERROR
+    ]
+    ended = [r for r in caplog.records if r.getMessage() == "stream ended"]
+    assert [r.levelno for r in ended if r.levelno >= logging.WARNING] == [logging.WARNING]
