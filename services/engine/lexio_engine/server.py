@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from lexio_common import grpc_channel
 from lexio_common.config import env_bool, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.service import run_service
@@ -102,7 +103,7 @@ async def start_engine(config: EngineConfig) -> RunningEngine:
     game (:data:`lexio_engine.games.GAMES`) is served under its own service, and its health
     name follows the lexicon's: the lobby offers a game only while its words can be judged."""
     initialise_metrics()
-    channel = grpc.aio.insecure_channel(config.lexicon_address)
+    channel = grpc_channel.insecure_channel(config.lexicon_address)
     lexicon = LexiconClient(channel, config.lexicon_timeout, stream=config.lexicon_stream)
     drain = StreamDrain()
     context = EngineContext(lexicon, turn_seconds=config.turn_seconds, drain=drain)

@@ -15,7 +15,7 @@ from aiohttp import web
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import Gauge
 
-from lexio_common import redis_client
+from lexio_common import grpc_channel, redis_client
 from lexio_common.supervise import supervise
 from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
@@ -136,7 +136,7 @@ def _game_adapters(
     adapters: dict[str, GameAdapter] = {}
     for game in config.games:
         address = game.engine_address or config.engine_address
-        channel = channels.get(address) or grpc.aio.insecure_channel(address)
+        channel = channels.get(address) or grpc_channel.insecure_channel(address)
         channels[address] = channel
         adapters[game.name] = build_adapter(
             game.name, channel, config.rpc_timeout, game.settings, stream=config.engine_stream
@@ -166,7 +166,7 @@ def _services(
         else:
             store, bus = SqliteTableStore(config.db_path), LocalBus()
         channels, adapters = _game_adapters(config)
-        lobby_channel = grpc.aio.insecure_channel(config.lobby_address)
+        lobby_channel = grpc_channel.insecure_channel(config.lobby_address)
         hub = TableHub(
             store=store,
             bus=bus,

@@ -25,19 +25,13 @@ from typing import Any, Final
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from lexio_common import grpc_channel
 from lexio_lobby.options import OptionConfigError, OptionSpec, check_registry, parse_option
 
 log = logging.getLogger(__name__)
 
 _NAME: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 MAX_SEATS_LIMIT: Final = 64
-
-#: Reconnect quickly to a back end that was down, so readiness follows it within seconds.
-_CHANNEL_OPTIONS: Final = (
-    ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.min_reconnect_backoff_ms", 100),
-    ("grpc.max_reconnect_backoff_ms", 1000),
-)
 
 
 class GameConfigError(ValueError):
@@ -208,7 +202,7 @@ class GameReadiness:
     async def _check(self, game: GameSpec, address: str) -> bool:
         channel = self._channels.get(address)
         if channel is None:
-            channel = grpc.aio.insecure_channel(address, options=list(_CHANNEL_OPTIONS))
+            channel = grpc_channel.insecure_channel(address)
             self._channels[address] = channel
         stub = health_pb2_grpc.HealthStub(channel)
         try:
