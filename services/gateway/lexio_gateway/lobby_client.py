@@ -95,7 +95,23 @@ def options_of(options: Mapping[str, pb.OptionValue]) -> dict[str, OptionValue]:
     return {name: option_value(v) for name, v in sorted(options.items())}
 
 
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+
+
 def _options_pb(options: Mapping[str, OptionValue]) -> dict[str, pb.OptionValue]:
+    """The options as the lobby's messages. An integer that ``OptionValue.integer`` (int64)
+    cannot hold is no value of any option: ``invalid_option``, as the lobby answers a value
+    outside an option's choices (protobuf would raise ValueError, an ``internal``).
+
+    >>> _options_pb({"latin_minutes": 2**63})
+    Traceback (most recent call last):
+    ...
+    lexio_gateway.lobby_client.LobbyError: invalid_option
+    """
+    for value in options.values():
+        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+            raise LobbyError("invalid_option")
     return {
         name: pb.OptionValue(text=v) if isinstance(v, str) else pb.OptionValue(integer=v)
         for name, v in options.items()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import unicodedata
 from typing import Any, Final, NoReturn
 
@@ -87,6 +88,26 @@ _DECODER: Final = json.JSONDecoder(
 )
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _holds_surrogate(value: object) -> bool:
+    """Whether a decoded JSON value holds a lone surrogate anywhere, a key or a string (a loop,
+    not recursion: the decoder accepts nesting as deep as the interpreter's whole stack)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
 def parse_frame(text: str) -> dict[str, Any]:
     """A client frame as a dict with a known ``type``; ProtocolError otherwise.
 
@@ -101,6 +122,10 @@ def parse_frame(text: str) -> dict[str, Any]:
         frame = _DECODER.decode(text)
     except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         raise ProtocolError("bad_json") from None
+    # A text frame is valid UTF-8, but JSON can still escape half a character ("\ud800"),
+    # which no protobuf string, no store and no echo back to the client can encode.
+    if "\\u" in text and _holds_surrogate(frame):
+        raise ProtocolError("bad_json", reason="text")
     if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
         raise ProtocolError("bad_frame", field="type")
     if frame["type"] not in CLIENT_TYPES:

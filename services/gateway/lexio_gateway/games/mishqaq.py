@@ -91,8 +91,8 @@ pause, resume, resign
         )
     if kind == "swap":
         swap = shape.object_with(kind, body, {"row", "col"}, {"tile"})
-        if not (shape.is_int(swap["row"]) and shape.is_int(swap["col"])):
-            raise BadActionError("a swap's row and col are integers")
+        if not (shape.is_int32(swap["row"]) and shape.is_int32(swap["col"])):
+            raise BadActionError("a swap's row and col are 32-bit integers")
         tile = _tile_text(swap["tile"]) if "tile" in swap else ""
         return pb.Action(swap=pb.Swap(row=swap["row"], col=swap["col"], tile=tile))
     shape.empty_object(kind, body)

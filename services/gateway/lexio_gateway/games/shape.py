@@ -5,14 +5,28 @@ integer is expected, which would let a malformed frame through as a legal action
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import Any, Final
 
 from lexio_gateway.games.contract import BadActionError
+
+INT32_MIN: Final = -(2**31)
+INT32_MAX: Final = 2**31 - 1
 
 
 def is_int(value: object) -> bool:
     """A JSON integer: not a bool (``true == 1``), not a float (``1.0 == 1``)."""
     return type(value) is int
+
+
+def is_int32(value: object) -> bool:
+    """A JSON integer that an ``int32`` field holds. The protocol reads integers of up to 32
+    digits; protobuf raises ``ValueError`` on anything wider than its field, which would
+    surface as ``internal`` instead of the action's refusal.
+
+    >>> is_int32(2**31 - 1), is_int32(2**31), is_int32(-(2**31) - 1)
+    (True, False, False)
+    """
+    return type(value) is int and INT32_MIN <= value <= INT32_MAX
 
 
 def one_kind(action: object, kinds: Collection[str]) -> tuple[str, Any]:
@@ -41,13 +55,14 @@ def object_with(
 
 
 def cells(kind: str, tiles: object, fields: dict[str, type], optional: dict[str, type]) -> None:
-    """A list of cell objects: ``row`` and ``col`` integers, the other fields of their types."""
+    """A list of cell objects: ``row`` and ``col`` int32 integers (a cell beyond the board but
+    within int32 is the rules' refusal, ``off_board``), the other fields of their types."""
     if not isinstance(tiles, list):
         raise BadActionError(f"{kind}'s tiles are a list")
     for tile in tiles:
         entry = object_with(f"a {kind} tile", tile, {"row", "col", *fields}, optional)
-        if not (is_int(entry["row"]) and is_int(entry["col"])):
-            raise BadActionError("a tile's row and col are integers")
+        if not (is_int32(entry["row"]) and is_int32(entry["col"])):
+            raise BadActionError("a tile's row and col are 32-bit integers")
         for name, kind_of in {**fields, **optional}.items():
             if name in entry and type(entry[name]) is not kind_of:
                 raise BadActionError(f"a tile's {name} is a {kind_of.__name__}")
