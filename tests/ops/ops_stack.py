@@ -84,6 +84,12 @@ class Service:
         serving = health_pb2.HealthCheckResponse.SERVING
         return bool(grpc_status(self.address, GRPC_SERVICES[self.name]) == serving)
 
+    def kill(self) -> None:
+        """kill -9: no goodbye and no flush, as a crash or an out-of-memory kill does."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(timeout=10)
+
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
 

@@ -34,6 +34,8 @@ STATIC: Final = Path(__file__).parent / "static"
 LOBBY_SERVICE: Final = "lexio.lobby.v1.Lobby"
 #: How often the gateway asks the lobby's health (for the gauge below and the log).
 LOBBY_CHECK_SECONDS: Final = 2.0
+LOBBY_CLOSE_SECONDS: Final = 1.0
+"""How often finished tables still open in the lobby are tried again (TableHub.close_in_lobby)."""
 LOBBY_READY: Final = Gauge(
     "lexio_gateway_lobby_ready",
     "1 while the lobby answers SERVING to this gateway (tables can be created and joined).",
@@ -184,6 +186,9 @@ def _services(
         background = [
             asyncio.create_task(supervise("bus", lambda: bus.run(hub.on_notice))),
             asyncio.create_task(supervise("lobby_watch", lambda: _watch_lobby(lobby_channel))),
+            asyncio.create_task(
+                supervise("lobby_close", lambda: hub.close_in_lobby(LOBBY_CLOSE_SECONDS))
+            ),
         ]
         if store.shared:
             background.append(

@@ -60,7 +60,16 @@ class Connection:
         self.room: TableRoom | None = None
         self.seq = -1
         """The last event this connection was sent (or -1)."""
+        self.behind = False
+        """True while a catch-up of this connection could not finish (the engine or the store
+        did not answer): deliveries pass it by, and its room catches it up from :attr:`seq`
+        as soon as it can (see :meth:`TableRoom.catch_up_behind`)."""
         self.nonce = secrets.token_hex(8)
+
+    def sent_nothing_yet(self) -> None:
+        """A new seat for this connection (a resume, a new table): nothing of it sent yet."""
+        self.seq = -1
+        self.behind = False
 
     @property
     def player_id(self) -> str | None:

@@ -60,32 +60,44 @@ class Delivery:
         self.recent.extend(EncodedEvent.of(e.seq, e.entry) for e in stored)
 
     async def _events_after(self, seq: int, last: int) -> list[EncodedEvent]:
+        """Events ``seq + 1`` to ``last``, in order (fewer if the store lacks some)."""
+        seq = max(seq, 0)
         if last <= seq:
             return []
         missed = [e for e in self.recent if seq < e.seq <= last]
         if len(missed) != last - seq:
             stored = await self._services.store.events_after(self._table_id, seq, last - seq)
-            missed = [EncodedEvent.of(e.seq, e.entry) for e in stored]
+            missed = [EncodedEvent.of(e.seq, e.entry) for e in stored if e.seq <= last]
         return missed
 
     async def catch_up(
         self, conn: Connection, seat: int, last_seq: int | None, seq: int, view_of: ViewOf
     ) -> None:
-        """Missed events in order then the current view, or a snapshot when the gap is old."""
+        """Missed events in order then the current view, or a snapshot when the gap is old.
+
+        All or nothing: the view is asked for before anything is sent, so when the engine
+        or the store does not answer (GameUnavailableError, StoreUnavailableError) the
+        connection was sent nothing, stays :attr:`~Connection.behind`, and a later catch-up
+        from the same point sends each event once."""
+        conn.behind = True
         gap = seq - last_seq if last_seq is not None else None
-        if gap is not None and 0 <= gap <= self._services.settings.replay_events:
-            missed = await self._events_after(last_seq or 0, seq)
+        if (
+            last_seq is not None
+            and gap is not None
+            and 0 <= gap <= self._services.settings.replay_events
+        ):
+            missed = await self._events_after(last_seq, seq)
             if len(missed) == gap:
+                view = await view_of(seat, False)
                 for event in missed:
                     await conn.send_encoded(event.frame, "event")
-                view = await view_of(seat, False)
                 await conn.send({"type": "view", "seq": seq, "view": view})
-                conn.seq = seq
+                conn.seq, conn.behind = seq, False
                 RECONNECTS.labels(mode="replay").inc()
                 return
         view = await view_of(seat, True)
         await conn.send({"type": "snapshot", "seq": seq, "view": view})
-        conn.seq = seq
+        conn.seq, conn.behind = seq, False
         RECONNECTS.labels(mode="snapshot").inc()
 
     async def deliver(
@@ -101,8 +113,8 @@ class Delivery:
         first_new = new[0].seq if new else seq + 1
         for index, player in enumerate(players):
             peer = connections.get(player.player_id)
-            if peer is None:
-                continue
+            if peer is None or peer.behind:
+                continue  # one that is behind is caught up whole by its room, in order
             view = notice["views"][index] if notice["views"] else None
             if notice.get("started") and peer.seq < 0:
                 # The game's first view holds its whole log so far: the start's own events.

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Callable, Mapping
+from typing import Final
 
 from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
@@ -26,6 +27,10 @@ from lexio_gateway.services import Lifecycle, RoomServices, TableSettings
 from lexio_gateway.store import StoreUnavailableError, TableStore, VersionConflictError
 
 log = logging.getLogger(__name__)
+
+LOBBY_CLOSE_RETRY_SECONDS: Final = (1.0, 2.0, 4.0, 8.0, 15.0)
+"""The waits between tries to close one finished table in the lobby, the last repeated."""
+LOBBY_CLOSE_BATCH: Final = 100
 
 
 class TableHub:
@@ -58,6 +63,8 @@ class TableHub:
         self.connections: set[Connection] = set()
         self._games: dict[str, bool] = {}
         self._games_at = float("-inf")
+        self._lobby_close_tries: dict[str, int] = {}
+        self._lobby_away = False
 
     # The collaborators, by name (what tests and the app read).
     @property
@@ -221,6 +228,56 @@ class TableHub:
             picked += 1
         return picked
 
+    # Finished tables close in the lobby -------------------------------------------------
+
+    async def close_in_lobby(self, every: float) -> None:
+        """Close each finished game's table in the lobby (so that the lobby can purge it and
+        its code), until the lobby confirms: at once when a game ends here, and every
+        ``every`` seconds for what is left (a lobby that was away, a replica that died, a
+        restart). Run under :func:`lexio_common.supervise.supervise`."""
+        ended = self.lifecycle.game_ended
+        while True:
+            with contextlib.suppress(StoreUnavailableError):
+                await self.close_finished_tables()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ended.wait(), every)
+            ended.clear()
+
+    async def close_finished_tables(self) -> int:
+        """One pass over the finished tables whose closing is due; how many it closed. The
+        store's claim lets one replica try a table at a time; the lobby's close is
+        idempotent all the same (a table it already closed or purged counts as closed)."""
+        now = self.clock()
+        closed = 0
+        for table_id in await self.store.lobby_closes_due(now, LOBBY_CLOSE_BATCH):
+            tries = self._lobby_close_tries.get(table_id, 0)
+            wait = LOBBY_CLOSE_RETRY_SECONDS[min(tries, len(LOBBY_CLOSE_RETRY_SECONDS) - 1)]
+            if not await self.store.claim_lobby_close(table_id, now, now + wait):
+                continue
+            record = await self.store.get_table(table_id)
+            if record is not None and record.players:
+                try:
+                    await self.lobby.close(table_id, record.players[0].player_id)
+                except LobbyError as e:
+                    if e.code == "unavailable":
+                        self._lobby_close_tries[table_id] = tries + 1
+                        if not self._lobby_away:
+                            self._lobby_away = True
+                            log.warning("lobby away: finished tables will close later")
+                        return closed  # the others would wait on it too
+                    if e.code != "table_closed":
+                        log.warning(
+                            "lobby refused to close a finished table",
+                            extra={"table_id": table_id, "code": e.code},
+                        )
+            await self.store.lobby_close_done(table_id)
+            self._lobby_close_tries.pop(table_id, None)
+            closed += 1
+        if closed and self._lobby_away:
+            self._lobby_away = False
+            log.info("lobby back: finished tables closed", extra={"tables": closed})
+        return closed
+
     # Seating ------------------------------------------------------------------------------
 
     async def _notify_seats(self, table_id: str) -> None:
@@ -249,9 +306,7 @@ class TableHub:
         await self.store.add_token(token_hash(token), SeatToken(room.table_id, player_id, name))
         await self.leave_room(conn)
         conn.seat = SeatToken(room.table_id, player_id, name)
-        conn.seq = (
-            -1
-        )  # a new table: nothing of it sent yet (the connection may come from a rematch)
+        conn.sent_nothing_yet()  # a new table (the connection may come from a rematch)
         return token
 
     def _known_game(self, game: str, action_id: str) -> None:
@@ -347,7 +402,7 @@ class TableHub:
                 raise ProtocolError("bad_token")
         await self.leave_room(conn)
         conn.seat = seat
-        conn.seq = -1
+        conn.sent_nothing_yet()
         await room.attach(conn, last_seq)
 
     async def leave(self, conn: Connection, action_id: str) -> None:

@@ -3,9 +3,10 @@
 One hash per table (``version``, ``meta`` JSON, ``state`` bytes), one list of its events (the
 n-th event at index n − 1), a reply key per applied action, the seat tokens, a set of tables
 in play and a sorted set of their clocks' next instants (its key, ``deadlines``, predates
-games with other clocks). A commit is one Lua script: compare the
-version, write, and publish the commit's notice — so two replicas can never both apply an
-action, and every replica sees notices in commit order.
+games with other clocks), and a sorted set of the finished tables still to close in the
+lobby. A commit is one Lua script: compare the version, write, and publish the commit's
+notice — so two replicas can never both apply an action, and every replica sees notices in
+commit order.
 
 Durability is Redis's: run it with ``appendonly yes`` and ``appendfsync everysec`` (or
 ``always``); docs/operations.md says what an operator must set.
@@ -35,6 +36,17 @@ T = TypeVar("T")
 PREFIX: Final = "lexio:gw:"
 REPLY_TTL_SECONDS: Final = 7 * 24 * 3600
 TOKEN_TTL_SECONDS: Final = 30 * 24 * 3600
+LOBBY_CLOSES: Final = f"{PREFIX}lobby-closes"
+"""Finished tables still to close in the lobby, scored by when the next try is due."""
+
+_CLAIM: Final = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if due and tonumber(due) <= tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+"""
 
 _SAVE: Final = """
 local version = redis.call('HGET', KEYS[1], 'version')
@@ -47,7 +59,8 @@ if ARGV[6] == 'started' then
   redis.call('SADD', KEYS[4], ARGV[5])
 else
   redis.call('ZREM', KEYS[3], ARGV[5])
-  redis.call('SREM', KEYS[4], ARGV[5])
+  local was_playing = redis.call('SREM', KEYS[4], ARGV[5])
+  if was_playing == 1 and ARGV[6] == 'over' then redis.call('ZADD', KEYS[7], 0, ARGV[5]) end
 end
 if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', ARGV[10]) end
 if ARGV[9] ~= '' then redis.call('PUBLISH', KEYS[6], ARGV[9]) end
@@ -75,6 +88,7 @@ class RedisTableStore:
     def __init__(self, client: aioredis.Redis) -> None:
         self._client = client
         self._save = client.register_script(_SAVE)
+        self._claim = client.register_script(_CLAIM)
 
     @classmethod
     def from_url(cls, url: str) -> RedisTableStore:
@@ -136,6 +150,7 @@ class RedisTableStore:
             f"{PREFIX}playing",
             reply_key or f"{PREFIX}r:none",
             CHANNEL,
+            LOBBY_CLOSES,
         ]
         args: list[Any] = [
             str(expected_version),
@@ -208,6 +223,19 @@ class RedisTableStore:
             lambda: self._client.zrangebyscore(f"{PREFIX}deadlines", "-inf", now)
         )
         return [_text(i) for i in ids]
+
+    async def lobby_closes_due(self, now: float, limit: int) -> list[str]:
+        ids = await self._guard(
+            lambda: self._client.zrangebyscore(LOBBY_CLOSES, "-inf", now, start=0, num=limit)
+        )
+        return [_text(i) for i in ids]
+
+    async def claim_lobby_close(self, table_id: str, now: float, until: float) -> bool:
+        args = [table_id, repr(now), repr(until)]
+        return bool(await self._guard(lambda: self._claim(keys=[LOBBY_CLOSES], args=args)))
+
+    async def lobby_close_done(self, table_id: str) -> None:
+        await self._guard(lambda: self._client.zrem(LOBBY_CLOSES, table_id))
 
     async def close(self) -> None:
         await self._client.aclose()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import itertools
 import logging
 import secrets
 from typing import Any, Final
@@ -53,6 +54,10 @@ log = logging.getLogger(__name__)
 CLOSE_REPLACED: Final = 4001
 CLOSE_SERVICE_RESTART: Final = 1012
 CAS_ATTEMPTS: Final = 5
+CATCH_UP_RETRY_SECONDS: Final = (0.25, 0.5, 1.0, 2.0)
+"""The waits between tries to catch up a connection that the engine or the store could not
+serve, the last repeated: the seat gets its view within ~2 s of the service coming back (at
+once if a commit of the table shows it is back)."""
 
 
 def token_hash(token: str) -> str:
@@ -74,6 +79,7 @@ class TableRoom:
         self.presence = Presence(services, record.table_id)
         self.delivery = Delivery(services, record.table_id)
         self.clock = RoomClock(services, self._expire)
+        self._catching_up: asyncio.Task[None] | None = None
 
     @property
     def adapter(self) -> GameAdapter:
@@ -155,13 +161,18 @@ class TableRoom:
             if older is not None:
                 await self.replace(older)
             await conn.send(self.table_frame(player_id))
+            caught_up = True
             if self.record.status is not TableStatus.OPEN:
-                await self.delivery.catch_up(
-                    conn, self.seat_of(player_id), last_seq, self.record.seq, self._view_of
-                )
+                # What the seat has (its word: a wrong number only costs it a snapshot).
+                known = last_seq is not None and 0 <= last_seq <= self.record.seq
+                conn.seq = last_seq if known and last_seq is not None else -1
+                caught_up = await self._catch_up(conn)
             self.schedule_clock()
         await self.presence.announce(player_id, connected=True, nonce=conn.nonce)
         await self.broadcast_table()
+        if not caught_up:
+            # Seated all the same: its events and view follow once the engine answers.
+            raise ProtocolError("unavailable")
 
     async def replace(self, older: Connection) -> None:
         older.room = None
@@ -180,6 +191,61 @@ class TableRoom:
             self.schedule_clock()
         await self.presence.announce(player_id, connected=False, nonce=conn.nonce)
         await self.broadcast_table()
+
+    async def _catch_up(self, conn: Connection) -> bool:
+        """Send ``conn`` what it lacks since :attr:`Connection.seq` (under the lock); when the
+        engine or the store cannot answer, leave it behind and try again later."""
+        assert conn.seat is not None
+        try:
+            await self.delivery.catch_up(
+                conn,
+                self.seat_of(conn.seat.player_id),
+                conn.seq if conn.seq >= 0 else None,
+                self.record.seq,
+                self._view_of,
+            )
+        except (GameUnavailableError, StoreUnavailableError) as e:
+            retrying = self._catching_up is not None and not self._catching_up.done()
+            log.log(
+                logging.DEBUG if retrying else logging.INFO,
+                "catch-up postponed",
+                extra={"table_id": self.table_id, "error": type(e).__name__},
+            )
+            if not retrying:
+                self._catching_up = asyncio.get_running_loop().create_task(self._catch_up_later())
+            return False
+        return True
+
+    async def catch_up_behind(self) -> bool:
+        """Catch up every connection left behind (under the lock); whether all are now."""
+        for conn in [c for c in self.connections.values() if c.behind and c.room is self]:
+            if not await self._catch_up(conn):
+                return False  # the service is still away: the others would wait on it too
+        return True
+
+    async def _catch_up_later(self) -> None:
+        waits = itertools.chain(
+            CATCH_UP_RETRY_SECONDS, itertools.repeat(CATCH_UP_RETRY_SECONDS[-1])
+        )
+        for wait in waits:
+            await asyncio.sleep(wait)
+            if self._services.lifecycle.closing:
+                return
+            async with self.lock:
+                if not any(c.behind for c in self.connections.values()):
+                    return
+                try:
+                    await self.refresh()
+                    if await self.catch_up_behind():
+                        return
+                except StoreUnavailableError:
+                    continue
+                except Exception:
+                    log.exception("catch-up failed", extra={"table_id": self.table_id})
+
+    def stop_catching_up(self) -> None:
+        if self._catching_up is not None:
+            self._catching_up.cancel()
 
     async def _view_of(self, seat: int, with_log: bool) -> dict[str, Any]:
         now = self._services.clock()
@@ -251,15 +317,8 @@ class TableRoom:
                 "game over",
                 extra={"table_id": self.table_id, "events": after.seq, "cause": cause},
             )
-            self._services.lifecycle.spawn(self._close_in_lobby(after.players[0].player_id))
-
-    async def _close_in_lobby(self, host_id: str) -> None:
-        """A finished game's table closes in the lobby (in the host's name), so it can be
-        purged there; the game itself stays here for its players to reread."""
-        try:
-            await self._services.lobby.close(self.table_id, host_id)
-        except LobbyError as e:
-            log.warning("lobby close failed", extra={"table_id": self.table_id, "code": e.code})
+            # The commit left the table's closing in the lobby to do (TableHub.close_in_lobby).
+            self._services.lifecycle.game_ended.set()
 
     async def on_notice(self, notice: Notice) -> None:
         """A commit of this table (here or on another replica): tell this replica's sockets."""
@@ -269,6 +328,8 @@ class TableRoom:
             await self.delivery.deliver(
                 notice, self.record.players, self.connections, self.table_frame
             )
+            if any(c.behind for c in self.connections.values()):
+                await self.catch_up_behind()  # a commit: the engine may well be back
             if notice.get("table"):  # the table itself changed (a rematch was opened)
                 await self.broadcast_table()
             self.schedule_clock()
@@ -280,13 +341,8 @@ class TableRoom:
             if self.record.status is not TableStatus.OPEN:
                 for conn in list(self.connections.values()):
                     if conn.seq < self.record.seq and conn.seat is not None:
-                        await self.delivery.catch_up(
-                            conn,
-                            self.seat_of(conn.seat.player_id),
-                            conn.seq if conn.seq >= 0 else None,
-                            self.record.seq,
-                            self._view_of,
-                        )
+                        conn.behind = True
+                await self.catch_up_behind()
             await self.broadcast_table()
             self.schedule_clock()
 
@@ -453,3 +509,4 @@ class TableRoom:
 
     def stop_clock(self) -> None:
         self.clock.stop()
+        self.stop_catching_up()

@@ -43,6 +43,8 @@ class Lifecycle:
 
     closing: bool = False
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    game_ended: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when a game of this replica ends: its table's closing in the lobby is due now."""
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run ``coro`` in the background, kept until done (the loop holds tasks weakly)."""

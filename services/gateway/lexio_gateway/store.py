@@ -76,6 +76,21 @@ class TableStore(Protocol):
 
     async def tables_in_play(self) -> list[TableRecord]: ...
 
+    async def lobby_closes_due(self, now: float, limit: int) -> list[str]:
+        """Finished tables whose closing in the lobby is due (at most ``limit``). A commit
+        that ends a game (``started`` to ``over``) adds its table, in the same atomic step:
+        the to-do survives any crash of the gateway."""
+        ...
+
+    async def claim_lobby_close(self, table_id: str, now: float, until: float) -> bool:
+        """Take a due closing until ``until`` (when it is due again unless done): whether this
+        replica got it. Several replicas may look at once; one gets it."""
+        ...
+
+    async def lobby_close_done(self, table_id: str) -> None:
+        """The lobby confirmed (or no longer knows the table): nothing left to do."""
+        ...
+
     async def due_tables(self, now: float) -> list[str]:
         """Tables in play whose clock event is due (shared stores; others: none)."""
         ...
@@ -118,6 +133,10 @@ CREATE TABLE IF NOT EXISTS tokens (
     table_id TEXT NOT NULL,
     player_id TEXT NOT NULL,
     name TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS lobby_closes (
+    table_id TEXT PRIMARY KEY,
+    due REAL NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS replies (
     table_id TEXT NOT NULL,
@@ -262,6 +281,15 @@ class SqliteTableStore:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             values = _row(record)
+            if record.status is TableStatus.OVER:
+                was = self._db.execute(
+                    "SELECT status FROM tables WHERE table_id = ?", (record.table_id,)
+                ).fetchone()
+                if was is not None and was["status"] == TableStatus.STARTED.value:
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO lobby_closes (table_id, due) VALUES (?, 0)",
+                        (record.table_id,),
+                    )
             updated = self._db.execute(
                 "UPDATE tables SET game=?, code=?, status=?, version=?, seq=?, players=?, state=?, "
                 "clock=?, seats=?, options=?, rematch_code=?, rematch_table_id=? "
@@ -330,6 +358,24 @@ class SqliteTableStore:
 
     async def due_tables(self, now: float) -> list[str]:
         return []  # one process holds every table: its own timers fire
+
+    async def lobby_closes_due(self, now: float, limit: int) -> list[str]:
+        rows = self._db.execute(
+            "SELECT table_id FROM lobby_closes WHERE due <= ? ORDER BY due LIMIT ?", (now, limit)
+        ).fetchall()
+        return [r["table_id"] for r in rows]
+
+    async def claim_lobby_close(self, table_id: str, now: float, until: float) -> bool:
+        with self._db:
+            claimed = self._db.execute(
+                "UPDATE lobby_closes SET due = ? WHERE table_id = ? AND due <= ?",
+                (until, table_id, now),
+            )
+        return claimed.rowcount == 1
+
+    async def lobby_close_done(self, table_id: str) -> None:
+        with self._db:
+            self._db.execute("DELETE FROM lobby_closes WHERE table_id = ?", (table_id,))
 
     async def ping(self) -> bool:
         try:
