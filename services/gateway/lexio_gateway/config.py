@@ -6,9 +6,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from lexio_common.config import ConfigError, env_bool, env_float, env_int, env_str
+from lexio_gateway.games.site import GAMES
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,9 @@ class GameEndpoint:
     settings: Mapping[str, Any] = field(default_factory=dict)
 
 
-DEFAULT_GAMES = (GameEndpoint("lexio"), GameEndpoint("mishqaq"))
+DEFAULT_GAMES: Final = tuple(GameEndpoint(game.name) for game in GAMES)
+"""Without ``LEXIO_GATEWAY_GAMES``: every game this build ships, each on the site's engine with
+its adapter's default settings, in the order of :data:`lexio_gateway.games.site.GAMES`."""
 
 
 def _games_from_env() -> tuple[GameEndpoint, ...]:
@@ -30,11 +33,12 @@ def _games_from_env() -> tuple[GameEndpoint, ...]:
 
 
 def parse_games(text: str) -> tuple[GameEndpoint, ...]:
-    """``LEXIO_GATEWAY_GAMES``: ``{"lexio": {}, "mishqaq": {"engine": "host:port",
-    "settings": {...}}}``; ConfigError naming what is wrong.
+    """``LEXIO_GATEWAY_GAMES``: ``{"<game>": {}, "<game>": {"engine": "host:port",
+    "settings": {...}}}``, in the order the games are offered (the first is the game a
+    ``create`` frame that names none opens); ConfigError naming what is wrong.
 
-    >>> parse_games('{"mishqaq": {"engine": "engine-2:50051"}}')
-    (GameEndpoint(name='mishqaq', engine_address='engine-2:50051', settings={}),)
+    >>> parse_games('{"quiz": {"engine": "engine-2:50051"}}')
+    (GameEndpoint(name='quiz', engine_address='engine-2:50051', settings={}),)
     """
     try:
         raw = json.loads(text)

@@ -90,6 +90,13 @@ class TableHub:
     def clock(self) -> float:
         return self.services.clock()
 
+    @property
+    def default_game(self) -> str:
+        """The game a ``create`` frame that names none opens: the first of this gateway's
+        configured games (``LEXIO_GATEWAY_GAMES``' order; by default the first game of
+        :data:`lexio_gateway.games.site.GAMES`). "" for a gateway that serves none."""
+        return next(iter(self.services.adapters), "")
+
     async def available_games(self) -> dict[str, bool]:
         """R18: which games can be offered now, as the lobby sees them (cached briefly): the
         games both the lobby and this gateway know; every game this gateway knows, not

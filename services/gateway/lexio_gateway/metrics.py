@@ -3,8 +3,9 @@
 Every label set known in advance has its series from the start, at 0, so that rates, ratios
 and the dashboard read 0 rather than nothing on a gateway that has not seen it yet: the
 gateway's own at import, each game's when its adapter is built (:func:`initialise_game`,
-from what the game's adapter declares). Values only an engine or the lobby knows (al-Mishqaq's
-refusal reasons, the lobby's refusal codes as call outcomes) appear when first seen.
+from what the game's adapter declares). Values only an engine or the lobby knows (the refusal
+reasons of a game whose engine sends them as text, the lobby's refusal codes as call outcomes)
+appear when first seen.
 """
 
 from __future__ import annotations
@@ -75,8 +76,8 @@ BUS_LAST_NOTICE_AGE: Final = Gauge(
 )
 GAMES_ENDED: Final = Counter(
     "lexio_gateway_games_ended_total",
-    "Games that ended, by game and the game's cause (lexio: rack_emptied, no_placement; "
-    "mishqaq: try, flag, resign, dead_position).",
+    "Games that ended, by game and the game's cause (each game's adapter names its causes: "
+    "see docs/operations.md).",
     ["game", "cause"],
 )
 GAME_EVENTS: Final = Histogram(

@@ -83,8 +83,9 @@ def clock_fields(clock: TableClock | None) -> dict[str, Any] | None:
 
 
 def clock_from_fields(fields: Mapping[str, Any]) -> TableClock | None:
-    """The stored clock; a record written before clocks were the game's (a Lexio table: its
-    ``turn``, ``deadline`` and ``turn_since``) reads as the same clock."""
+    """The stored clock; a record written before clocks were the game's (when the site had one
+    game, whose clock was a turn's: its ``turn``, ``deadline`` and ``turn_since``) reads as the
+    same clock, with no action name (:data:`LEGACY_CLOCK_ACTION`)."""
     clock = fields.get("clock")
     if isinstance(clock, Mapping):
         return TableClock(
@@ -92,7 +93,10 @@ def clock_from_fields(fields: Mapping[str, Any]) -> TableClock | None:
         )
     if "clock" not in fields and fields.get("status") == TableStatus.STARTED.value:
         return TableClock(
-            float(fields["deadline"]), int(fields["turn"]), float(fields["turn_since"]), ""
+            float(fields["deadline"]),
+            int(fields["turn"]),
+            float(fields["turn_since"]),
+            LEGACY_CLOCK_ACTION,
         )
     return None
 
@@ -117,7 +121,7 @@ def record_from_fields(
     table_id: str, version: int, state: bytes, fields: Mapping[str, Any]
 ) -> TableRecord:
     """The inverse of :func:`record_fields`, whatever store the fields were read from (and
-    records written by the gateway before table options: no options, Lexio's 2–4 seats)."""
+    records written by the gateway before table options: no options, :data:`LEGACY_SEATS`)."""
     min_seats, max_seats = fields.get("seats") or LEGACY_SEATS
     return TableRecord(
         table_id=table_id,
@@ -138,4 +142,9 @@ def record_from_fields(
 
 
 LEGACY_SEATS: Final = (2, 4)
-"""The seat limits of the one game tables had before the lobby's limits were stored here."""
+"""The seat limits of every table stored before the lobby's limits were stored with it: the site
+then had one game, played by 2 to 4. Only such old rows read it; every table since carries its
+own."""
+LEGACY_CLOCK_ACTION: Final = ""
+"""The action name of a clock stored before clocks were the game's (its old ``turn`` columns):
+none (the game those rows hold decides what its clock does without one)."""

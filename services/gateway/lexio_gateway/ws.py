@@ -73,7 +73,7 @@ async def _hello(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None
 async def _create(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:
     action_id = request_id(frame)
     _check_free(conn, action_id)
-    game = frame.get("game", "lexio")
+    game = frame.get("game", hub.default_game)
     if not isinstance(game, str):
         raise ProtocolError("bad_frame", id=action_id, field="game")
     options = options_field(frame, action_id)

@@ -1,15 +1,17 @@
 """The site's games as the gateway sees them: the adapter contract, and the registry that
 builds one adapter per configured game (game name → engine address and the adapter's own
-settings). The core imports this package only; each game's module stays with its game."""
+settings). The core imports this package only; each game's module stays with its game.
+
+Everything here is derived from :data:`lexio_gateway.games.site.GAMES`, each game's
+:class:`~lexio_gateway.games.registry.GatewayGame`: this module names no game."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 import grpc
 
-from lexio_gateway.games import lexio, mishqaq
 from lexio_gateway.games.contract import (
     BadActionError,
     ClockEvent,
@@ -21,19 +23,23 @@ from lexio_gateway.games.contract import (
     Step,
     TableClock,
 )
-from lexio_gateway.games.lexio import LexioAdapter, LexioSettings
-from lexio_gateway.games.mishqaq import MishqaqAdapter, MishqaqSettings
+from lexio_gateway.games.registry import AdapterFactory, GatewayGame, registry_of
+from lexio_gateway.games.site import GAMES
 from lexio_gateway.metrics import GameLabels, initialise_game
 
 __all__ = [
     "ACTION_KINDS",
     "ADAPTER_TYPES",
+    "GAMES",
     "METRIC_LABELS",
+    "REGISTRY",
+    "AdapterFactory",
     "BadActionError",
     "ClockEvent",
     "GameAdapter",
     "GameTable",
     "GameUnavailableError",
+    "GatewayGame",
     "OptionValue",
     "Options",
     "Step",
@@ -41,26 +47,20 @@ __all__ = [
     "build_adapter",
 ]
 
-AdapterFactory = Callable[[grpc.aio.Channel, float, Mapping[str, Any], bool], GameAdapter]
-"""(channel, call timeout, the game's settings, whether Act goes over a stream) → adapter."""
+REGISTRY: Final[Mapping[str, GatewayGame]] = registry_of(GAMES)
+"""Every game this gateway can serve, by name; the configuration says which it does, and where."""
 
 ADAPTER_TYPES: Final[Mapping[str, AdapterFactory]] = {
-    "lexio": lambda channel, timeout, settings, stream: LexioAdapter(
-        channel, timeout=timeout, settings=LexioSettings.of(settings), stream=stream
-    ),
-    "mishqaq": lambda channel, timeout, settings, stream: MishqaqAdapter(
-        channel, timeout=timeout, settings=MishqaqSettings.of(settings), stream=stream
-    ),
+    name: game.build for name, game in REGISTRY.items()
 }
-"""Every game this gateway can serve; the configuration says which it does, and where."""
+"""Each game's adapter factory, by name."""
 
 METRIC_LABELS: Final[Mapping[str, GameLabels]] = {
-    "lexio": lexio.METRIC_LABELS,
-    "mishqaq": mishqaq.METRIC_LABELS,
+    name: game.metric_labels for name, game in REGISTRY.items()
 }
 """Each game's label values, whose series exist from when its adapter is built."""
 
-ACTION_KINDS: Final = frozenset(lexio.KINDS) | frozenset(mishqaq.KINDS)
+ACTION_KINDS: Final = frozenset(kind for game in GAMES for kind in game.action_kinds)
 """Every action name of every game: a metric's bounded label set."""
 
 
@@ -73,9 +73,9 @@ def build_adapter(
     stream: bool = True,
 ) -> GameAdapter:
     """The adapter of ``game`` over ``channel``; ValueError for an unknown game or setting."""
-    factory = ADAPTER_TYPES.get(game)
-    if factory is None:
-        raise ValueError(f"no adapter for the game {game!r} (known: {', '.join(ADAPTER_TYPES)})")
-    adapter = factory(channel, timeout, settings, stream)
-    initialise_game(game, METRIC_LABELS[game])
+    registered = REGISTRY.get(game)
+    if registered is None:
+        raise ValueError(f"no adapter for the game {game!r} (known: {', '.join(REGISTRY)})")
+    adapter = registered.build(channel, timeout, settings, stream)
+    initialise_game(game, registered.metric_labels)
     return adapter

@@ -27,6 +27,7 @@ from lexio_gateway.games.contract import (
     TableClock,
 )
 from lexio_gateway.games.engine_call import EngineCaller
+from lexio_gateway.games.registry import GatewayGame
 from lexio_gateway.jsoncodec import enum_codes, to_json
 from lexio_gateway.metrics import GameLabels
 
@@ -238,3 +239,15 @@ class LexioAdapter:
         if not with_log:
             view["log"] = []
         return view
+
+
+def _build(
+    channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any], stream: bool
+) -> LexioAdapter:
+    return LexioAdapter(
+        channel, timeout=timeout, settings=LexioSettings.of(settings), stream=stream
+    )
+
+
+GAME: Final = GatewayGame(name=LexioAdapter.name, build=_build, metric_labels=METRIC_LABELS)
+"""Lexio's registration in the gateway tier (listed in :mod:`lexio_gateway.games.site`)."""

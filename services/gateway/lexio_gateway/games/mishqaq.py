@@ -29,6 +29,7 @@ from lexio_gateway.games.contract import (
     TableClock,
 )
 from lexio_gateway.games.engine_call import EngineCaller
+from lexio_gateway.games.registry import GatewayGame
 from lexio_gateway.jsoncodec import enum_codes, to_json
 from lexio_gateway.metrics import GameLabels
 
@@ -265,3 +266,15 @@ class MishqaqAdapter:
             state=pb.GameState.FromString(table.state), side=side, now=now, with_log=with_log
         )
         return _json((await self._call("View", request)).view)
+
+
+def _build(
+    channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any], stream: bool
+) -> MishqaqAdapter:
+    return MishqaqAdapter(
+        channel, timeout=timeout, settings=MishqaqSettings.of(settings), stream=stream
+    )
+
+
+GAME: Final = GatewayGame(name=MishqaqAdapter.name, build=_build, metric_labels=METRIC_LABELS)
+"""al-Mishqaq's registration in the gateway tier (listed in :mod:`lexio_gateway.games.site`)."""
