@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from lexio_engine import lexio, mishqaq
+from lexio_engine import lexio, mishqaq, noughts
 from lexio_engine.registry import EngineGame
 
-GAMES: Final[tuple[EngineGame, ...]] = (lexio.GAME, mishqaq.GAME)
+GAMES: Final[tuple[EngineGame, ...]] = (lexio.GAME, mishqaq.GAME, noughts.GAME)
