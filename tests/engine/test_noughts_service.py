@@ -90,8 +90,8 @@ def test_start_game_is_an_empty_board_with_x_to_move(engine_channel: grpc.Channe
     assert json.loads(reply.state.core)["format"] == "noughts-state/1"
     assert list(reply.events) == []
     assert [(v.seat, v.mark, v.turn, v.now) for v in reply.views] == [
-        (0, pb.MARK_X, 0, NOW),
-        (1, pb.MARK_O, 0, NOW),
+        (0, "X", 0, NOW),
+        (1, "O", 0, NOW),
     ]
     for view in reply.views:
         assert list(view.board) == [""] * 9 and not view.HasField("ending") and not view.log
@@ -123,7 +123,7 @@ def test_a_whole_game_to_a_win(engine_channel: grpc.Channel) -> None:
     view = stub.View(pb.ViewRequest(state=win.state, seat=1, now=NOW + 10, with_log=True)).view
     assert [e.number for e in view.log] == [1, 2, 3, 4, 5, 6]
     assert [e.seat for e in view.log[:5]] == [0, 1, 0, 1, 0]
-    assert (view.seat, view.mark, view.now, view.ending.winner) == (1, pb.MARK_O, NOW + 10, 0)
+    assert (view.seat, view.mark, view.now, view.ending.winner) == (1, "O", NOW + 10, 0)
     bare = stub.View(pb.ViewRequest(state=win.state, seat=0, now=NOW + 10)).view
     assert not bare.log and bare.board == view.board
 

@@ -29,7 +29,6 @@ from noughts_rules import (
     GameState,
     LogEntry,
     MalformedActionError,
-    Mark,
     MarkCell,
     Refusal,
     Resign,
@@ -104,8 +103,6 @@ def refusal_to_pb(refusal: Refusal) -> pb.Outcome:
 
 # Views and events -------------------------------------------------------------------------
 
-_MARKS: Final = {Mark.X: pb.MARK_X, Mark.O: pb.MARK_O}
-
 
 def _cell(cell: Cell) -> pb.Cell:
     return pb.Cell(row=cell[0], col=cell[1])
@@ -144,7 +141,7 @@ def entry_to_pb(entry: LogEntry) -> pb.LogEntry:
 def view_to_pb(view: SeatView, now: float, *, with_log: bool = True) -> pb.SeatView:
     message = pb.SeatView(
         seat=view.seat,
-        mark=_MARKS[view.mark],
+        mark=view.mark.value,
         board=[cell for row in view.board.rows() for cell in row],
         turn=view.turn,
         now=now,
