@@ -3,6 +3,8 @@ health servers (a closed port, a flipping health status, the real engine), and p
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import socket
 import time
@@ -19,7 +21,8 @@ from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio_common.config import ConfigError
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_engine.server import EngineConfig, RunningEngine, start_engine
-from lexio_lobby.games import GameConfigError, GameSpec, parse_games
+from lexio_lobby import games as lobby_games
+from lexio_lobby.games import GameConfigError, GameSpec, parse_games, site_games
 from lexio_lobby.server import DEFAULT_GAMES, LobbyConfig
 
 UNAVAILABLE = (grpc.StatusCode.UNAVAILABLE, "game_unavailable")
@@ -260,6 +263,46 @@ def test_config_from_env_defaults_to_both_games_on_the_local_engine(
     assert (config.host, config.port, config.metrics_port) == ("127.0.0.1", 50053, 9103)
     assert config.db_path == Path("var/lobby.sqlite3")
     assert (config.code_ttl, config.join_failures, config.join_window) == (86400, 10, 600)
+
+
+def test_the_site_games_are_a_file_checked_at_the_site_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 24: the site's games are configuration (lexio_lobby/site_games.json, in the
+    format of LEXIO_LOBBY_GAMES), not code; where their engine runs is the deployment's
+    (LEXIO_ENGINE_ADDRESS, as the gateway's), and a set LEXIO_LOBBY_GAMES replaces them."""
+    listed = json.loads(lobby_games.SITE_GAMES_FILE.read_text(encoding="utf-8"))
+    assert [g["name"] for g in listed] == [g.name for g in DEFAULT_GAMES]
+    assert not any("health_address" in g for g in listed)
+    assert site_games("127.0.0.1:50051") == DEFAULT_GAMES
+    for name in list(os.environ):
+        if name.startswith("LEXIO_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("LEXIO_ENGINE_ADDRESS", "engine:50051")
+    assert LobbyConfig.from_env().games == tuple(
+        dataclasses.replace(g, health_address="engine:50051") for g in DEFAULT_GAMES
+    )
+    monkeypatch.setenv("LEXIO_LOBBY_GAMES", '[{"name": "g", "min_seats": 1, "max_seats": 1}]')
+    assert LobbyConfig.from_env().games == (GameSpec("g", 1, 1),)
+
+
+def test_a_site_game_may_name_an_engine_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A game served by another engine deployment keeps its address; a bad file is refused
+    with the parser's reason."""
+    games = tmp_path / "site_games.json"
+    games.write_text(
+        '[{"name": "a", "min_seats": 2, "max_seats": 2, "health_service": "a.v1.Engine"},'
+        ' {"name": "b", "min_seats": 1, "max_seats": 3, "health_service": "b.v1.Engine",'
+        ' "health_address": "engine-b:50051"}]'
+    )
+    monkeypatch.setattr(lobby_games, "SITE_GAMES_FILE", games)
+    a, b = site_games("engine:50051")
+    assert (a.health_address, b.health_address) == ("engine:50051", "engine-b:50051")
+    games.write_text('[{"name": "a", "min_seats": 3, "max_seats": 2}]')
+    with pytest.raises(GameConfigError, match="min_seats <= max_seats"):
+        site_games("engine:50051")
 
 
 def test_config_from_env_reads_every_setting(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,18 +42,20 @@ from ops_deploy import (
 from ops_netpol import Endpoint, allowed, pods_of
 
 from lexio_common.grpc_service import LIVENESS_SERVICE, READINESS_SERVICE
-from lexio_engine.server import ENGINE_SERVICE, MISHQAQ_SERVICE, EngineConfig
+from lexio_engine.games import GAMES as ENGINE_GAMES
+from lexio_engine.server import EngineConfig
 from lexio_gateway.config import GatewayConfig
 from lexio_gateway.redis_store import PREFIX as GATEWAY_REDIS_PREFIX
 from lexio_lexicon.server import SERVICE_NAME as LEXICON_SERVICE
 from lexio_lexicon.server import LexiconConfig
-from lexio_lobby.games import parse_games
+from lexio_lobby.games import site_games
 from lexio_lobby.server import SERVICE_NAME as LOBBY_SERVICE
 from lexio_lobby.server import LobbyConfig
 
 Obj = dict[str, Any]
 
-GRPC_NAMES = {"lexicon": LEXICON_SERVICE, "engine": ENGINE_SERVICE, "lobby": LOBBY_SERVICE}
+#: The health name of each service whose readiness probe asks its own gRPC service.
+GRPC_NAMES = {"lexicon": LEXICON_SERVICE, "lobby": LOBBY_SERVICE}
 #: Each service's own defaults: (serving port, metrics port), and its environment variables.
 DEFAULTS = {
     "lexicon": (LexiconConfig().port, LexiconConfig().metrics_port),
@@ -261,7 +263,9 @@ def _service_port(objects: list[Obj], address: str) -> tuple[str, int]:
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_addresses_point_at_services_that_exist(overlay: str) -> None:
+def test_addresses_point_at_services_that_exist(
+    overlay: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     objects = rendered(overlay)
     engine, gateway, lobby = (env(container(objects, n)) for n in ("engine", "gateway", "lobby"))
     assert _service_port(objects, engine["LEXIO_LEXICON_ADDRESS"]) == ("lexicon", 50052)
@@ -272,10 +276,14 @@ def test_addresses_point_at_services_that_exist(overlay: str) -> None:
     )
     assert redis is not None
     assert _service_port(objects, f"{redis[1]}:{redis[2]}") == ("redis", 6379)
-    lexio, mishqaq = parse_games(lobby["LEXIO_LOBBY_GAMES"])
-    assert lexio.name == "lexio" and lexio.health_service == ENGINE_SERVICE
-    assert mishqaq.name == "mishqaq" and mishqaq.health_service == MISHQAQ_SERVICE
-    for game in (lexio, mishqaq):
+    # The lobby registers the site's games (lexio_lobby/site_games.json) as it reads the
+    # manifest's environment: each one an engine game, ready while the engine Service's pods
+    # serve that game's health name.
+    games = _lobby_config(monkeypatch, lobby).games
+    assert games == site_games("engine:50051")
+    health_names = {game.name: game.health_name for game in ENGINE_GAMES}
+    assert games and all(game.health_service == health_names[game.name] for game in games)
+    for game in games:
         assert game.health_address is not None
         assert _service_port(objects, game.health_address) == ("engine", 50051)
 

@@ -8,7 +8,6 @@ Kept apart from conftest.py so that test modules import it by a stable name.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import signal
 import subprocess
@@ -29,7 +28,7 @@ from lexio_gateway.config import GatewayConfig
 from lexio_gateway.hub import TableHub
 from lexio_gateway.state import HUB
 from lexio_lobby.games import GameSpec
-from lexio_lobby.server import DEFAULT_GAMES
+from lexio_lobby.games import site_games as lobby_site_games
 
 T = TypeVar("T")
 
@@ -130,10 +129,6 @@ def environment_without_lexio(**settings: str) -> dict[str, str]:
 
 
 def site_games(engine_address: str, *, names: tuple[str, ...] = ("lexio",)) -> tuple[GameSpec, ...]:
-    """The lobby's own registrations of the site's games (lexio_lobby.server.DEFAULT_GAMES),
-    ready through the engine at ``engine_address``."""
-    return tuple(
-        dataclasses.replace(game, health_address=engine_address)
-        for game in DEFAULT_GAMES
-        if game.name in names
-    )
+    """The lobby's own registrations of the site's games (lexio_lobby/site_games.json, what
+    it registers without LEXIO_LOBBY_GAMES), ready through the engine at ``engine_address``."""
+    return tuple(game for game in lobby_site_games(engine_address) if game.name in names)

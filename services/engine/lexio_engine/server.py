@@ -18,16 +18,9 @@ from lexio_common.supervise import supervise
 from lexio_engine import metrics
 from lexio_engine.games import GAMES
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
-
-# Two games' service names, still imported from here by tests/ops/test_ops_manifests.py
-# (outside the engine tier's files); their source is each game's registration.
-from lexio_engine.lexio import SERVICE_NAME as ENGINE_SERVICE
-from lexio_engine.mishqaq import SERVICE_NAME as MISHQAQ_SERVICE
 from lexio_engine.registry import EngineContext, lexicons_of
 
 __all__ = [
-    "ENGINE_SERVICE",
-    "MISHQAQ_SERVICE",
     "EngineConfig",
     "RunningEngine",
     "initialise_metrics",

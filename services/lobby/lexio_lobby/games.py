@@ -9,6 +9,11 @@ ready.
 
 Readiness is cached for a short time (default 1 s), and concurrent askers share one check, so a
 burst of creations costs the game's back end one health call, not one each.
+
+The games this build of the site ships are configuration too: :data:`SITE_GAMES_FILE`, in the
+format of ``LEXIO_LOBBY_GAMES``, which the lobby registers when that variable is unset
+(:func:`site_games`). It is the lobby tier's one list of the site's games; no module of the
+lobby names a game.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Final
 
 import grpc
@@ -130,6 +136,21 @@ def registry_of(specs: Iterable[GameSpec]) -> tuple[GameSpec, ...]:
     if duplicates:
         raise GameConfigError(f"games registered twice: {duplicates}")
     return specs
+
+
+SITE_GAMES_FILE: Final = Path(__file__).with_name("site_games.json")
+"""The site's games as the lobby registers them by default: a ``LEXIO_LOBBY_GAMES`` document
+whose games leave out ``health_address``: the site's engine process serves them all."""
+
+
+def site_games(engine_address: str) -> tuple[GameSpec, ...]:
+    """The games of :data:`SITE_GAMES_FILE`, each ready while the engine at ``engine_address``
+    serves its health name (a game that names an address of its own keeps it).
+    GameConfigError if the file is not a valid games list."""
+    return tuple(
+        game if game.health_address is not None else replace(game, health_address=engine_address)
+        for game in parse_games(SITE_GAMES_FILE.read_text(encoding="utf-8"))
+    )
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Table options: what a game lets the host fix with the invitation, checked for shape only.
 
 A game registers its options in the lobby's configuration (:mod:`lexio_lobby.games`): each is
-a name, a list of choices (all strings or all integers) and a default among them. al-Mishqaq's
-host picks a side, a Latin language and two time banks this way (rules M1–M3).
+a name, a list of choices (all strings or all integers) and a default among them: a host
+picks a side, a language or a time bank this way, whatever the game means by them.
 
 The lobby checks only the **shape** of what ``CreateTable`` asks for — the name is registered,
 the value has the choices' type and is one of them — and fills every option not asked for with

@@ -19,9 +19,10 @@ Configuration (environment, safe single-machine defaults):
 open table's code, seconds, 86400), ``LEXIO_LOBBY_CLOSED_RETENTION`` (seconds a closed table is
 kept before purging, 86400), ``LEXIO_LOBBY_JOIN_FAILURES`` (10) and
 ``LEXIO_LOBBY_JOIN_WINDOW`` (600 s): the unknown-code limit per caller,
-``LEXIO_LOBBY_GAMES`` (JSON list of games; default: "lexio", 2–4 seats, and "mishqaq", 2 seats
-with its table options, each ready while the engine at 127.0.0.1:50051 serves its health name,
-``lexio.engine.v1.Engine`` and ``lexio.mishqaq.v1.Engine``),
+``LEXIO_LOBBY_GAMES`` (JSON list of games; default: the site's games, ``site_games.json`` beside
+this module, each ready while the site's engine serves its health name),
+``LEXIO_ENGINE_ADDRESS`` (127.0.0.1:50051: the site's engine, where the default games' readiness
+is checked; not read when ``LEXIO_LOBBY_GAMES`` is set),
 ``LEXIO_LOBBY_READINESS_TIMEOUT`` (0.5 s), ``LEXIO_LOBBY_READINESS_CACHE`` (1 s),
 ``LEXIO_LOBBY_SWEEP_INTERVAL`` (30 s), ``LEXIO_SHUTDOWN_GRACE`` (5 s), ``LEXIO_LOG_LEVEL``;
 for several replicas: ``LEXIO_REDIS_URL`` (unset: SQLite), ``LEXIO_LOBBY_REDIS_PREFIX``
@@ -48,10 +49,15 @@ from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.supervise import supervise
 from lexio_lobby.codes import new_code
-from lexio_lobby.games import GameConfigError, GameReadiness, GameSpec, parse_games
+from lexio_lobby.games import (
+    GameConfigError,
+    GameReadiness,
+    GameSpec,
+    parse_games,
+    site_games,
+)
 from lexio_lobby.lobby import DEFAULT_CLOSED_RETENTION, DEFAULT_CODE_TTL, Lobby
 from lexio_lobby.metrics import METRICS, LobbyMetrics
-from lexio_lobby.options import OptionSpec
 from lexio_lobby.ratelimit import (
     DEFAULT_MAX_FAILURES,
     DEFAULT_WINDOW_SECONDS,
@@ -79,31 +85,10 @@ EXIT_CANNOT_LISTEN: Final = service.EXIT_CANNOT_LISTEN
 #: Failed store pings in a row before health says NOT_SERVING (one lost ping is not an outage).
 STORE_FAILURES_BEFORE_NOT_SERVING: Final = 2
 
-BANK_MINUTES: Final = (20, 25, 30, 35, 40)
-DEFAULT_GAMES: Final = (
-    GameSpec(
-        name="lexio",
-        min_seats=2,
-        max_seats=4,
-        health_address="127.0.0.1:50051",
-        health_service="lexio.engine.v1.Engine",
-    ),
-    # mishqaq-rules.md M1–M3: two players; the host's side, the Latin list and both banks are
-    # fixed with the invitation.
-    GameSpec(
-        name="mishqaq",
-        min_seats=2,
-        max_seats=2,
-        health_address="127.0.0.1:50051",
-        health_service="lexio.mishqaq.v1.Engine",
-        options=(
-            OptionSpec("host_side", ("latin", "arabic"), "latin"),
-            OptionSpec("latin", ("fr", "en"), "fr"),
-            OptionSpec("latin_minutes", BANK_MINUTES, 30),
-            OptionSpec("arabic_minutes", BANK_MINUTES, 30),
-        ),
-    ),
-)
+DEFAULT_ENGINE_ADDRESS: Final = "127.0.0.1:50051"
+"""The site's engine on one machine (``make run``), as the gateway's default."""
+DEFAULT_GAMES: Final = site_games(DEFAULT_ENGINE_ADDRESS)
+"""The site's games (:data:`lexio_lobby.games.SITE_GAMES_FILE`) on the local engine."""
 
 
 @dataclass(frozen=True)
@@ -136,12 +121,15 @@ class LobbyConfig:
 
     @classmethod
     def from_env(cls) -> LobbyConfig:
-        """Read ``LEXIO_LOBBY_*`` and ``LEXIO_SHUTDOWN_GRACE``; raise ConfigError if invalid."""
+        """Read ``LEXIO_LOBBY_*``, ``LEXIO_SHUTDOWN_GRACE`` and (for the default games)
+        ``LEXIO_ENGINE_ADDRESS``; raise ConfigError if invalid."""
         games_json = env_str("LEXIO_LOBBY_GAMES", "")
         try:
-            games = parse_games(games_json) if games_json else DEFAULT_GAMES
+            games = parse_games(games_json) if games_json else None
         except GameConfigError as e:
             raise ConfigError(f"LEXIO_LOBBY_GAMES: {e}") from None
+        if games is None:
+            games = site_games(env_str("LEXIO_ENGINE_ADDRESS", DEFAULT_ENGINE_ADDRESS))
         return cls(
             host=env_str("LEXIO_LOBBY_HOST", cls.host),
             port=env_int("LEXIO_LOBBY_PORT", cls.port, minimum=0),
