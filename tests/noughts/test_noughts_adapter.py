@@ -19,6 +19,7 @@ from lexio_engine.server import RunningEngine
 from lexio_gateway.games.contract import BadActionError, GameAdapter, GameTable, Step
 from lexio_gateway.games.engine_call import EngineCaller
 from lexio_gateway.games.noughts import (
+    GAME,
     KINDS,
     METRIC_LABELS,
     REFUSAL_REASONS,
@@ -79,6 +80,12 @@ def test_its_metric_labels_are_its_actions_rpcs_causes_and_reasons() -> None:
     assert METRIC_LABELS.clock_actions == ()
     assert METRIC_LABELS.end_causes == tuple(c.value for c in EndCause)
     assert METRIC_LABELS.refusal_reasons == REFUSAL_REASONS == tuple(r.value for r in Reason)
+
+
+def test_its_registration_names_its_factory_and_labels() -> None:
+    """What the gateway's registry takes once lexio_gateway.games.site lists it."""
+    assert (GAME.name, GAME.build, GAME.metric_labels) == ("noughts", build, METRIC_LABELS)
+    assert GAME.action_kinds == KINDS
 
 
 def test_it_takes_no_settings() -> None:

@@ -29,10 +29,12 @@ from lexio_gateway.games.contract import (
     TableClock,
 )
 from lexio_gateway.games.engine_call import EngineCaller
+from lexio_gateway.games.registry import GatewayGame
 from lexio_gateway.jsoncodec import enum_codes, to_json
 from lexio_gateway.metrics import GameLabels
 
 __all__ = [
+    "GAME",
     "KINDS",
     "METRIC_LABELS",
     "REFUSAL_REASONS",
@@ -181,3 +183,8 @@ def build(
     return NoughtsAdapter(
         channel, timeout=timeout, settings=NoughtsSettings.of(settings), stream=stream
     )
+
+
+GAME: Final = GatewayGame(name=NoughtsAdapter.name, build=build, metric_labels=METRIC_LABELS)
+"""Noughts' registration in the gateway tier; the game is served once it is listed in
+:mod:`lexio_gateway.games.site` (not yet: issue 24's integration lists it)."""
