@@ -164,13 +164,20 @@ class PrometheusServer:
                 self.process.wait(timeout=5)
 
 
-def filled(expr: str) -> str:
-    """A dashboard query with Grafana's variables filled in."""
-    return expr.replace("$__rate_interval", "1m").replace("$namespace", ".*")
+def filled(expr: str, game: str = ".*") -> str:
+    """A dashboard query with Grafana's variables filled in (``$game``: every game, or the
+    one of a repeated row)."""
+    return expr.replace("$__rate_interval", "1m").replace("$namespace", ".*").replace("$game", game)
+
+
+def dashboard() -> Obj:
+    """The dashboard's JSON model."""
+    model: Obj = json.loads(DASHBOARD.read_text())
+    return model
 
 
 def dashboard_panels() -> list[Obj]:
-    return list(json.loads(DASHBOARD.read_text())["panels"])
+    return list(dashboard()["panels"])
 
 
 def dashboard_expressions() -> list[tuple[str, str]]:

@@ -131,16 +131,33 @@ def test_the_dashboard_covers_what_operators_watch() -> None:
         assert metric in everything, metric
     for quantile in ("0.5", "0.95", "0.99"):
         assert f"histogram_quantile({quantile}" in everything
-    # Issue 16: al-Mishqaq has its row (moves, refusals, how games end, their length).
-    mishqaq = [p for p in dashboard["panels"] if p["title"].startswith("al-Mishqaq")]
-    assert [p["type"] for p in mishqaq][:1] == ["row"] and len(mishqaq) == 5
-    row = json.dumps(mishqaq)
+    # Issue 16, then 24: every game has its row (moves, refusals, how games end, their
+    # length): one row repeated for each value of the game variable, so that no panel names a
+    # game and a game added to the site has its row as it is.
+    (variable,) = [v for v in dashboard["templating"]["list"] if v["name"] == "game"]
+    assert variable["includeAll"] and variable["multi"]
+    assert re.fullmatch(
+        r'label_values\(lexio_gateway_\w+\{namespace=~"\$namespace"\}, game\)',
+        variable["definition"],
+    )
+    (row,) = [p for p in dashboard["panels"] if p["type"] == "row" and p.get("repeat") == "game"]
+    following = dashboard["panels"][dashboard["panels"].index(row) + 1 :]
+    ends = [i for i, p in enumerate(following) if p["type"] == "row"]
+    per_game = following[: ends[0] if ends else None]
+    assert len(per_game) == 4 and "$game" in row["title"]
+    text = json.dumps(per_game)
     for metric in (
         "lexio_gateway_games_ended_total",
         "lexio_gateway_game_events_bucket",
         "lexio_gateway_clock_events_total",
+        "lexio_gateway_refusals_total",
+        "lexio_gateway_turn_seconds_count",
     ):
-        assert metric in row and 'game=\\"mishqaq\\"' in row, metric
+        assert metric in text, metric
+    for panel in per_game:
+        assert panel["title"].startswith("$game: "), panel["title"]
+        assert all('game=~"$game"' in target["expr"] for target in panel["targets"]), panel
+    assert not re.search(r'game=~?\\?"[a-z]', everything), "a panel names a game"
     ids = [panel["id"] for panel in dashboard["panels"]]
     assert len(ids) == len(set(ids))
 
@@ -159,8 +176,9 @@ def test_count_panels_show_zero_and_latency_panels_do_not() -> None:
         if all(expr.startswith("histogram_quantile(") for expr in exprs):
             assert defaults.get("noValue") in (None, "-"), panel["title"]
     assert counts >= 10
-    # The engine's and the lobby's latency is their gRPC servers', for both games' engines.
-    engine = 'grpc_service=~"lexio[.](engine|mishqaq)[.]v1[.]Engine",grpc_method="Act"'
+    # The engine's and the lobby's latency is their gRPC servers', for every game's engine
+    # service (lexio.<game>.v1.Engine), none named.
+    engine = 'grpc_service=~"lexio[.][a-z0-9_]+[.]v1[.]Engine",grpc_method="Act"'
     assert engine in DASHBOARD.read_text().replace('\\"', '"')
     assert engine in RULES.read_text()
 
