@@ -1,13 +1,18 @@
 """The gateway tier's registry (issue 24): one :class:`GatewayGame` per game, one list of the
 games this build ships (``lexio_gateway/games/site.py``), and everything else derived from it:
 the adapters, the metrics' label sets, the protocol's action names, the games served by
-default and the game a ``create`` that names none opens."""
+default and the game a ``create`` that names none opens. And the promise it keeps with the
+lobby's and the operations' tiers: no file of theirs names a game outside the game's own files
+and the one list per tier."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import importlib
 import pkgutil
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +20,7 @@ from lexio_testing import GatewayFactory, LoopThread
 
 import lexio_gateway.games
 from lexio_client import GatewayClient
+from lexio_engine.games import GAMES as ENGINE_GAMES
 from lexio_gateway.config import DEFAULT_GAMES, GameEndpoint, GatewayConfig
 from lexio_gateway.games import (
     ACTION_KINDS,
@@ -25,6 +31,8 @@ from lexio_gateway.games import (
     GatewayGame,
 )
 from lexio_gateway.games.registry import registry_of
+from lexio_lobby.games import SITE_GAMES_FILE
+from lexio_lobby.server import DEFAULT_GAMES as LOBBY_GAMES
 from lexio_lobby.server import RunningLobby
 
 #: The modules of lexio_gateway.games that are no game's: the contract and its helpers.
@@ -87,3 +95,80 @@ def test_a_create_that_names_no_game_opens_the_first_configured_one(
             lobby_address=f"127.0.0.1:{two_games_lobby.port}",
         )
         assert loop_thread.run(asyncio.wait_for(created(gateway.url), 30)) == order[0]
+
+
+# No other file names a game ------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+GATEWAY_GAMES_DIR = ROOT / "services/gateway/lexio_gateway/games"
+#: The gateway's, the lobby's and the operations' files (the web client, static/, keeps its own
+#: registry and is checked by its own tests).
+SCANNED = (ROOT / "services/gateway", ROOT / "services/lobby", ROOT / "deploy")
+NOT_SCANNED = (ROOT / "services/gateway/lexio_gateway/static",)
+#: The one list of each tier: the games the build ships (the engine's is in its own tier).
+TIER_LISTS = frozenset({GATEWAY_GAMES_DIR / "site.py", SITE_GAMES_FILE})
+#: "lexio" is also the site's namespace (packages, protos, metrics, Redis keys): only a
+#: string that is exactly a game's name is looked for as Lexio, in Python modules.
+SITE_NAMESPACE = "lexio"
+
+
+def _game_names() -> set[str]:
+    """Every game any tier registers: the engine's, the gateway's and the lobby's lists."""
+    return {g.name for g in ENGINE_GAMES} | {g.name for g in GAMES} | {g.name for g in LOBBY_GAMES}
+
+
+def _own_files(game: str) -> set[Path]:
+    """A game's own files in these tiers: its adapter, and its bot in the reference client."""
+    return {
+        GATEWAY_GAMES_DIR / f"{game}.py",
+        ROOT / "services/gateway/lexio_client" / f"{game}_bot.py",
+    }
+
+
+def _scanned_files() -> Iterator[Path]:
+    for root in SCANNED:
+        for path in sorted(root.rglob("*")):
+            if (
+                path.is_file()
+                and not any(path.is_relative_to(d) for d in NOT_SCANNED)
+                and "__pycache__" not in path.parts
+                and not any(part.endswith(".egg-info") for part in path.parts)
+            ):
+                yield path
+
+
+def test_no_gateway_lobby_or_deploy_file_names_a_game_outside_its_own_places() -> None:
+    """Issue 24: adding a game touches its own files and one list per tier. A file of the
+    gateway (but the web client), the lobby or deploy/ (manifests, images, monitoring) that
+    names a game — al-Mishqaq today, whatever game tomorrow — fails here, case-insensitively,
+    in code, comments and configuration alike."""
+    games = sorted(_game_names() - {SITE_NAMESPACE})
+    assert "mishqaq" in games
+    named: list[str] = []
+    for path in _scanned_files():
+        try:
+            text = path.read_text(encoding="utf-8").lower()
+        except UnicodeDecodeError:
+            continue
+        for game in games:
+            if game in text and path not in _own_files(game) | TIER_LISTS:
+                named.append(f"{path.relative_to(ROOT)} names {game}")
+    assert named == []
+
+
+def test_no_shared_module_of_the_gateway_or_the_lobby_defaults_to_a_game() -> None:
+    """No Python module but a game's own and the lists holds a game's name as a string (such
+    as ``create``'s old default, "lexio"), the site's namespace included."""
+    games = _game_names()
+    named: list[str] = []
+    for path in _scanned_files():
+        if path.suffix != ".py" or path.is_relative_to(ROOT / "deploy"):
+            continue  # deploy/'s tools say "lexio" of the site's objects (labels), never a game
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Constant)
+                and node.value in games
+                and path not in _own_files(str(node.value)) | TIER_LISTS
+            ):
+                named.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
+    assert named == []

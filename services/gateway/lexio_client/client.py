@@ -231,9 +231,12 @@ class GatewayClient:
     # The protocol's requests --------------------------------------------------------
 
     async def create(
-        self, name: str, game: str = "lexio", options: Mapping[str, str | int] | None = None
+        self, name: str, game: str | None = None, options: Mapping[str, str | int] | None = None
     ) -> Frame:
-        frame: Frame = {"type": "create", "name": name, "game": game}
+        """Open a table of ``game`` (None: the gateway's default, the first game it serves)."""
+        frame: Frame = {"type": "create", "name": name}
+        if game is not None:
+            frame["game"] = game
         if options:
             frame["options"] = dict(options)
         seated = await self.request(frame)
