@@ -1,6 +1,8 @@
-"""The message catalogs (static/i18n/*.json): complete in every language, every protocol
-code translated, the rules' wording and vocabulary (R19, R35), and no text or inline code in
-the page itself (CSP)."""
+"""The message catalogs (static/i18n/*.json, the site's, and each game's
+static/js/games/<id>/i18n/*.json, merged by the page): complete in every language, every
+protocol code translated, the rules' wording and vocabulary (R19, R35), no text or inline code
+in the page and the games' markup (CSP), and no game named outside its own package and the
+list of games (issue 24)."""
 
 from __future__ import annotations
 
@@ -15,14 +17,39 @@ import pytest
 import lexio_gateway
 
 STATIC = Path(lexio_gateway.__file__).parent / "static"
+GAMES = STATIC / "js" / "games"
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 LANGUAGES = ("fr", "es", "ar", "en")
 PLURAL_FORMS = {"zero", "one", "two", "few", "many", "other"}
 
 
+def catalog_files(lang: str) -> list[Path]:
+    """The site's catalog, then each game's: what js/i18n.js merges for ``lang``."""
+    return [STATIC / "i18n" / f"{lang}.json", *sorted(GAMES.glob(f"*/i18n/{lang}.json"))]
+
+
 def catalog(lang: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))
-    return data
+    """The messages the page has in ``lang``: every catalog merged, none defining a key twice
+    (the page refuses that too: js/i18n.js)."""
+    merged: dict[str, Any] = {}
+    for path in catalog_files(lang):
+        data = json.loads(path.read_text("utf-8"))
+        assert not set(data) & set(merged), (path, sorted(set(data) & set(merged)))
+        merged.update(data)
+    return merged
+
+
+def game_ids() -> list[str]:
+    return sorted(path.parent.name for path in GAMES.glob("*/index.js"))
+
+
+def scripts() -> list[Path]:
+    return sorted((STATIC / "js").rglob("*.js"))
+
+
+def pages() -> list[Path]:
+    """The page and the games' markup (js/games.js installs it in the page)."""
+    return [STATIC / "index.html", *sorted(GAMES.glob("*/*.html"))]
 
 
 def texts(value: Any) -> list[str]:
@@ -185,10 +212,13 @@ def test_the_interface_uses_the_vocabulary_of_r35(lang: str) -> None:
 
 def used_keys() -> set[str]:
     keys = set()
-    for script in (STATIC / "js").glob("*.js"):
+    for script in scripts():
         keys |= set(re.findall(r'\bt(?:Nodes)?\(\s*"([^"]+)"', script.read_text("utf-8")))
-    page = (STATIC / "index.html").read_text("utf-8")
-    keys |= set(re.findall(r'data-i18n(?:-[a-z-]+)?="([^"]+)"', page))
+    for page in pages():
+        keys |= set(re.findall(r'data-i18n(?:-[a-z-]+)?="([^"]+)"', page.read_text("utf-8")))
+    # A game's self-description names its keys as values of its fields (js/games/<id>/index.js).
+    for entry in GAMES.glob("*/index.js"):
+        keys |= set(re.findall(r':\s*"([a-z_]+\.[a-z_.]+)"', entry.read_text("utf-8")))
     return keys
 
 
@@ -199,11 +229,15 @@ def test_every_key_the_page_uses_is_in_the_catalogs() -> None:
 
 
 def test_the_page_has_no_inline_script_or_style_and_no_eval() -> None:
-    page = (STATIC / "index.html").read_text("utf-8")
-    assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page), "inline <script>"
-    assert "<style" not in page and " style=" not in page
-    assert not re.search(r"\son[a-z]+=", page), "inline event handler"
-    for script in (STATIC / "js").glob("*.js"):
+    for path in pages():
+        page = path.read_text("utf-8")
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page), (path.name, "inline <script>")
+        assert "<style" not in page and " style=" not in page, path.name
+        assert not re.search(r"\son[a-z]+=", page), (path.name, "inline event handler")
+    # The games' markup is only markup: no script at all, no stylesheet of its own.
+    for path in pages()[1:]:
+        assert "<script" not in path.read_text("utf-8") and "<link" not in path.read_text("utf-8")
+    for script in scripts():
         source = script.read_text("utf-8")
         for forbidden in ("innerHTML", "eval(", "new Function", 'setAttribute("style"', "cssText"):
             assert forbidden not in source, (script.name, forbidden)
@@ -224,8 +258,12 @@ def test_no_visible_text_is_written_in_the_page_or_the_code() -> None:
     parser = _Texts()
     parser.feed((STATIC / "index.html").read_text("utf-8"))
     assert set(parser.texts) <= {"Lexio", "L", "E", "X", "I", "O", "1", "8"}, parser.texts
+    for markup in pages()[1:]:
+        parser = _Texts()
+        parser.feed(markup.read_text("utf-8"))
+        assert not parser.texts, (markup.name, parser.texts)
     literal = re.compile(r'(text: |textContent = |\.append\()"[^"]*[A-Za-z\u0600-\u06ff]')
-    for script in (STATIC / "js").glob("*.js"):
+    for script in scripts():
         for number, line in enumerate(script.read_text("utf-8").splitlines(), 1):
             code = line.split("//")[0]
             if not code.lstrip().startswith(("*", "/*")):
@@ -272,3 +310,44 @@ def test_no_message_assumes_a_players_gender(lang: str) -> None:
         if re.search(pattern, text)
     ]
     assert not found, found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_catalog_file_has_the_keys_of_its_french_one(lang: str) -> None:
+    """The site's catalog and each game's are complete in every language on their own: a
+    game's message is never left to another file."""
+    for french, other in zip(catalog_files("fr"), catalog_files(lang), strict=True):
+        assert other.parent == french.parent
+        assert set(json.loads(other.read_text("utf-8"))) == set(json.loads(french.read_text("utf-8"))), other
+
+
+def test_each_game_brings_its_own_messages_and_the_site_catalog_names_no_game() -> None:
+    """A game's name, home page lines and own messages are in its package's catalog; the
+    site's catalog has no key of a game (issue 24: one package per game in the client)."""
+    assert game_ids() == ["lexio", "mishqaq"]
+    for lang in LANGUAGES:
+        site = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))
+        assert not [key for key in site if key.startswith(("games.", "mq."))], lang
+        for game in game_ids():
+            own = json.loads((GAMES / game / "i18n" / f"{lang}.json").read_text("utf-8"))
+            for field in ("name", "about", "tagline", "players", "words"):
+                assert f"games.{game}.{field}" in own, (lang, game, field)
+            assert not [key for key in own if key.startswith("games.") and not key.startswith(f"games.{game}.")]
+
+
+def test_only_the_list_of_games_names_the_games() -> None:
+    """Outside js/games/<id>/ nothing names a game but js/games/index.js, the list: not the
+    page, not the shared modules, not the site's catalogs. ("Lexio" is also the site's name:
+    its title, its storage prefix, window.lexio; only the game's id is looked for.)"""
+    shared = [STATIC / "index.html", *(STATIC / "i18n").glob("*.json"), *(STATIC / "css").glob("*.css")]
+    shared += [path for path in scripts() if GAMES not in path.parents]
+    for game in game_ids():
+        named = re.compile(rf"[\"'`/#-]{game}[\"'`/.-]" if game == "lexio" else rf"(?i){game}|\bmq[-.]")
+        for path in shared:
+            for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+                if game == "lexio":
+                    line = line.replace('"lexio."', "").replace("window.lexio", "")  # the site's
+                assert not named.search(line), f"{path.relative_to(STATIC)}:{number} names {game}: {line.strip()}"
+    listing = (GAMES / "index.js").read_text("utf-8")
+    assert all(f'"./{game}/index.js"' in listing for game in game_ids())
+

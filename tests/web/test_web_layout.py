@@ -1,4 +1,4 @@
-"""The client's board layout (static/js/layout.js) is the engine's, cell by cell (R7–R9)."""
+"""The client's board layout (static/js/games/lexio/layout.js) is the engine's, cell by cell (R7–R9)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import lexio_gateway
 from lexio_rules.board import LAYOUT, SIZE, Square
 
-LAYOUT_JS = Path(lexio_gateway.__file__).parent / "static" / "js" / "layout.js"
+LAYOUT_JS = Path(lexio_gateway.__file__).parent / "static" / "js" / "games" / "lexio" / "layout.js"
 TOKENS = {
     "##": Square.WALL,
     "*": Square.SOURCE,
@@ -53,6 +53,6 @@ def test_the_client_knows_each_kind_by_the_names_its_css_uses() -> None:
     source = LAYOUT_JS.read_text(encoding="utf-8")
     for token, kind in KINDS.items():
         assert re.search(rf'"?{re.escape(token)}"?: "{kind}"', source), (token, kind)
-    css = (LAYOUT_JS.parent.parent / "css" / "lexio.css").read_text(encoding="utf-8")
+    css = (LAYOUT_JS.parent / "lexio.css").read_text(encoding="utf-8")
     for kind in set(KINDS.values()) - {"plain"}:
         assert f".sq-{kind}" in css, kind

@@ -1,6 +1,8 @@
 // Server time (welcome.server_time) and the countdowns drawn from it: the turn clock (R28)
 // and the reserve's next try (R20).
-import { RESERVE_PERIOD } from "./layout.js";
+
+// The anti-probing reserve of both games (rules_core.reserve): one try back every 15 s.
+const RESERVE_PERIOD = 15;
 
 let offset = 0; // server seconds minus local seconds
 

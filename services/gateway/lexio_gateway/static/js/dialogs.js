@@ -1,10 +1,6 @@
-// Modal dialogs (<dialog>): a blank's letter, a confirmation, the tiles to exchange.
-import { $, clear, el } from "./dom.js";
-import { t } from "./i18n.js";
-import { BLANK, VALUES } from "./layout.js";
-import { tile } from "./board.js";
-
-const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+// Modal dialogs (<dialog>): opening one and waiting for its answer, and the one question
+// every game asks (a confirmation). A game's own dialogs are in its markup and its modules.
+import { $ } from "./dom.js";
 
 /** Show ``dialog`` modally; resolves with its return value once closed (``onKey``: its keys). */
 export function open(dialog, onKey) {
@@ -24,33 +20,6 @@ export function open(dialog, onKey) {
   });
 }
 
-/** R15: the letter a blank stands for, or null if the player cancels. */
-export async function chooseBlankLetter() {
-  const dialog = $("#dlg-blank");
-  const grid = $("#blank-letters", dialog);
-  if (!grid.childElementCount) {
-    for (const letter of LETTERS) {
-      grid.append(
-        el("button", {
-          class: "letter-choice",
-          text: letter,
-          attrs: { type: "button" },
-          data: { letter },
-          on: { click: () => dialog.close(letter) },
-        }),
-      );
-    }
-  }
-  const letter = await open(dialog, (event) => {
-    const key = event.key.toUpperCase();
-    if (key.length === 1 && LETTERS.includes(key) && !event.ctrlKey && !event.metaKey) {
-      event.preventDefault();
-      dialog.close(key);
-    }
-  });
-  return LETTERS.includes(letter) && letter.length === 1 ? letter : null;
-}
-
 /** A yes/no question; resolves true when confirmed. */
 export async function confirmDialog({ title, text, ok }) {
   const dialog = $("#dlg-confirm");
@@ -63,53 +32,13 @@ export async function confirmDialog({ title, text, ok }) {
   return (await answer) === "ok";
 }
 
-/** R26: the tiles to give back (letters, '?' for a blank), or null if cancelled. */
-export async function chooseExchange(rack, bagCount) {
-  const dialog = $("#dlg-exchange");
-  const list = $("#exchange-tiles", dialog);
-  const okButton = $("#exchange-ok", dialog);
-  const note = $("#exchange-note", dialog);
-  clear(list);
-  const chosen = new Set();
-  const refresh = () => {
-    okButton.textContent = t("exchange.confirm", { count: chosen.size });
-    okButton.disabled = chosen.size === 0 || chosen.size > bagCount;
-    note.textContent =
-      chosen.size > bagCount ? t("exchange.bag_small", { count: bagCount }) : t("exchange.help");
-  };
-  [...rack].forEach((letter, index) => {
-    const button = el("button", {
-      class: "rack-tile exchange-tile",
-      attrs: {
-        type: "button",
-        "aria-pressed": "false",
-        "aria-label":
-          letter === BLANK
-            ? t("tile.blank_label")
-            : t("tile.label", { letter, points: t("points_long", { count: VALUES[letter] }) }),
-      },
-      data: { letter },
-      on: {
-        click: () => {
-          if (chosen.has(index)) chosen.delete(index);
-          else chosen.add(index);
-          button.setAttribute("aria-pressed", chosen.has(index) ? "true" : "false");
-          refresh();
-        },
-      },
-    });
-    button.append(tile(letter));
-    list.append(button);
-  });
-  refresh();
-  const answer = await open(dialog);
-  if (answer !== "ok" || chosen.size === 0) return null;
-  return [...chosen].sort((a, b) => a - b).map((i) => rack[i]).join("");
-}
-
-/** Wire the dialogs' buttons once (cancel/ok close with a value). */
+/**
+ * Wire the dialogs' buttons (cancel/ok close with a value): once, for the page's dialogs and
+ * for those a game's markup brings later.
+ */
 export function initDialogs() {
-  for (const button of document.querySelectorAll("dialog [data-close]")) {
-    button.addEventListener("click", () => button.closest("dialog").close(button.dataset.close));
-  }
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest?.("dialog [data-close]");
+    if (button) button.closest("dialog").close(button.dataset.close);
+  });
 }

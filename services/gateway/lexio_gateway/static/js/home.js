@@ -1,12 +1,13 @@
 // Home: create a table with a display name — of the game the host picks among those the site
 // offers (welcome.games), with that game's options — or join one by its invite code (R2,
 // R18), after seeing what the code opens (`lookup`: the game, its options, the seats); and
-// the way back to a game the player left on purpose.
+// the way back to a game the player left on purpose. The page speaks of one game at a time
+// (its name, its players, which words): the one the invitation opens, else the one chosen.
 import { $, clear, el, show } from "./dom.js";
-import { t, tNodes } from "./i18n.js";
+import { t, tNodes, translateTree } from "./i18n.js";
 import { load, save } from "./store.js";
 import { retryAfter } from "./errors.js";
-import { GAMES, GAME_ORDER, gameModule } from "./games.js";
+import { GAMES, GAME_LIST, GAME_ORDER, gameModule } from "./games.js";
 
 const MAX_NAME = 24;
 const CODE_LENGTH = 10; // XXXXX-XXXXX without its dash
@@ -56,13 +57,14 @@ export class Home {
     $("#home-code").addEventListener("change", () => {
       if (!this.pressingJoin) this.lookUp(normalizeCode($("#home-code").value));
     });
-    $("#home-code").addEventListener("input", () => this.renderInvitation());
-    for (const module of Object.values(GAMES)) {
+    $("#home-code").addEventListener("input", () => this.render());
+    buildGameChoice();
+    for (const module of GAME_LIST) {
       if (!module.optionsForm) continue;
       module.form = new module.optionsForm.Form($(module.optionsForm.root));
     }
     const chosen = load("game");
-    if (chosen && GAMES[chosen]) $(`#home-game-${chosen}`).checked = true;
+    if (chosen && Object.hasOwn(GAMES, chosen)) $(`#home-game-${chosen}`).checked = true;
     for (const radio of document.querySelectorAll('#home-games input[name="game"]')) {
       radio.addEventListener("change", () => this.render());
     }
@@ -72,11 +74,22 @@ export class Home {
     return $("#home-name").value.normalize("NFC").trim();
   }
 
-  /** The game the host picked (Lexio when the site offers no choice). */
+  /** The game the host picked (without a choice: the first the site can start, in the list's order). */
   chosenGame() {
     const checked = document.querySelector('#home-games input[name="game"]:checked');
     const id = checked && !checked.disabled && !checked.closest("[hidden]") ? checked.value : null;
-    return id ?? this.offered().find((game) => this.ctx.app.games?.[game]) ?? "lexio";
+    return id ?? this.offered().find((game) => this.ctx.app.games?.[game]) ?? GAME_ORDER[0];
+  }
+
+  /**
+   * The game the page speaks of (its title, players, words): the one the code in the field
+   * opens once looked up — an invitee is told of the game they are invited to, whatever the
+   * create form holds — else the one the host would create.
+   */
+  spokenGame() {
+    const lookup = this.lookups.get(normalizeCode($("#home-code").value));
+    const invited = lookup?.state === "ok" ? gameModule(lookup.frame.game) : null;
+    return invited ?? GAMES[this.chosenGame()];
   }
 
   /** The games the site offers that this page can play, in the home page's order. */
@@ -111,11 +124,9 @@ export class Home {
     } else {
       const game = this.chosenGame();
       save("game", game);
-      if (game !== "lexio") {
-        frame.game = game;
-        const form = GAMES[game]?.form;
-        if (form) frame.options = form.read();
-      }
+      frame.game = game;
+      const form = GAMES[game]?.form;
+      if (form) frame.options = form.read();
     }
     save("name", name);
     const id = this.ctx.request(frame, (reply) => {
@@ -147,8 +158,9 @@ export class Home {
         if (this.joinAfterLookup === code) {
           this.joinAfterLookup = null;
           this.waiting = false;
-          // Lexio's tables have no options: nothing more to see before sitting down.
-          if (entry.state === "ok" && (reply.game ?? "lexio") === "lexio") {
+          // A game without table options: nothing more to see before sitting down.
+          const module = gameModule(reply.game);
+          if (entry.state === "ok" && module && !module.renderOptions) {
             this.submit("join");
             return;
           }
@@ -200,14 +212,20 @@ export class Home {
     const chosen = this.chosenGame();
     const radio = $(`#home-game-${chosen}`);
     if (radio && !radio.checked) radio.checked = true;
-    // Lexio's words are always French; al-Mishqaq's are not (its options say which).
-    show($("#home-words-french"), chosen === "lexio");
-    for (const module of Object.values(GAMES)) {
+    for (const module of GAME_LIST) {
       if (module.optionsForm) {
         show($(module.optionsForm.root), chosen === module.id && offered.length > 0);
         module.form?.relabel();
       }
     }
+  }
+
+  /** The title, the players and the words of the game the page speaks of. */
+  renderGameSpoken() {
+    const game = this.spokenGame();
+    $("#home-title").textContent = t("home.title", { game: t(game.name) });
+    $("#home-tagline").textContent = `${t(game.home.tagline)} ${t(game.home.players)}`;
+    for (const each of GAME_LIST) show($(`#${each.home.words.id}`), each === game);
   }
 
   /** What the code in the field opens, once looked up (or why it cannot be looked up). */
@@ -230,7 +248,7 @@ export class Home {
     }
     const invitation = lookup.frame;
     const module = gameModule(invitation.game);
-    const game = module ? t(`games.${module.id}.name`) : invitation.game;
+    const game = module ? t(module.name) : invitation.game;
     box.append(
       el("p", { class: "invitation-title" }, [
         tNodes("home.invitation", { game: el("strong", { text: game }), seated: invitation.seated, max: invitation.max_seats }),
@@ -257,14 +275,48 @@ export class Home {
     show($("#form-create"), available);
     show($("#home-invited"), known && Boolean(invitedCode()));
     show($("#home-away"), app.away && Boolean(app.token));
-    // What being away means depends on the game: Lexio's table passes (R29), al-Mishqaq's
-    // clock runs on (M32).
-    $("#home-away-text").textContent = t(load("away-game") === "mishqaq" ? "mq.home.away_text" : "home.away_text");
+    // What being away means depends on the game (a table that passes for the seat, a clock
+    // that runs on): its own words, else the site's.
+    $("#home-away-text").textContent = t(gameModule(load("away-game"))?.home.away ?? "home.away_text");
     if (known) this.renderGames();
+    this.renderGameSpoken();
     for (const button of document.querySelectorAll("#home-forms button")) button.disabled = this.waiting;
     $("#home-error").textContent = this.error ? this.error() : "";
     const invited = normalizeCode(invitedCode());
     if (known && invited && app.welcomed && (!app.token || app.away)) this.lookUp(invited);
     this.renderInvitation();
   }
+}
+
+/**
+ * The home page's choice of game (the radios in #home-games) and each game's "which words"
+ * line (in #home-words), one per game of the list; the catalogs fill them (data-i18n).
+ */
+function buildGameChoice() {
+  const choice = $("#home-games");
+  for (const game of GAME_LIST) {
+    const radio = `home-game-${game.id}`;
+    choice.append(
+      el("div", { class: "game-option", data: { game: game.id } }, [
+        el("input", {
+          attrs: { type: "radio", name: "game", value: game.id, id: radio, checked: game === GAME_LIST[0], "aria-describedby": `${radio}-about` },
+        }),
+        el("label", { attrs: { for: radio }, data: { i18n: game.name } }),
+        el("small", { attrs: { id: `${radio}-about` } }, [
+          el("span", { data: { i18n: game.about } }),
+          " ",
+          el("span", { class: "game-off", attrs: { hidden: true }, data: { i18n: "home.game_off" } }),
+        ]),
+      ]),
+    );
+  }
+  const words = $("#home-words");
+  for (const game of GAME_LIST) {
+    const { id, key, french } = game.home.words;
+    const data = { i18n: key };
+    if (french !== undefined) data.wordFr = french;
+    words.append(el("p", { class: "muted", attrs: { id, hidden: true }, data }));
+  }
+  translateTree(choice);
+  translateTree(words);
 }

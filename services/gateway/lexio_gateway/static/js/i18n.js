@@ -30,10 +30,33 @@ export function isRtl() {
   return RTL.has(lang);
 }
 
+// Where the messages of a language are: the site's catalog, then one per game (each game's
+// package brings its own, js/games.js adds them before the first language is set).
+const sources = [(code) => `/static/i18n/${code}.json`];
+
+/** Also read the catalog ``urlOf(language)`` (a game's) whenever a language is set. */
+export function addCatalog(urlOf) {
+  sources.push(urlOf);
+}
+
+async function fetchCatalog(url) {
+  const reply = await fetch(url, { cache: "no-cache" });
+  if (!reply.ok) throw new Error(`catalog ${url}: ${reply.status}`);
+  return reply.json();
+}
+
 export async function setLanguage(next, { remember = false } = {}) {
-  const reply = await fetch(`/static/i18n/${next}.json`, { cache: "no-cache" });
-  if (!reply.ok) throw new Error(`catalog ${next}: ${reply.status}`);
-  catalog = await reply.json();
+  const parts = await Promise.all(sources.map((urlOf) => fetchCatalog(urlOf(next))));
+  // One namespace for every catalog: a key defined twice would make one of them wrong
+  // depending on the order, so it is refused (a game's keys start with its own prefix).
+  const merged = {};
+  for (const part of parts) {
+    for (const [key, message] of Object.entries(part)) {
+      if (Object.hasOwn(merged, key)) throw new Error(`catalog ${next}: "${key}" defined twice`);
+      merged[key] = message;
+    }
+  }
+  catalog = merged;
   lang = next;
   plurals = new Intl.PluralRules(next);
   if (remember) save("lang", next);

@@ -2,13 +2,13 @@
 // seen), and which screen shows. Every frame of docs/protocol.md is handled here; what a
 // game's table screen does is its module's (games.js, keyed by table.game).
 import { $, clear, el, show } from "./dom.js";
-import { LANGUAGES, initialLanguage, onLanguageChange, setLanguage, t } from "./i18n.js";
+import { LANGUAGES, initialLanguage, onLanguageChange, setLanguage, t, translateTree } from "./i18n.js";
 import { Net } from "./net.js";
 import { load, save } from "./store.js";
 import { syncServerTime } from "./clock.js";
 import { Home, invitedCode, normalizeCode } from "./home.js";
 import { TableScreen } from "./tablescreen.js";
-import { GAMES, GAME_SCREENS, gameModule } from "./games.js";
+import { GAMES, GAME_SCREENS, gameModule, installGames } from "./games.js";
 import { initDialogs } from "./dialogs.js";
 import { setAttention } from "./attention.js";
 import { errorText } from "./errors.js";
@@ -123,7 +123,7 @@ function forgetSeat() {
  * serves the home page, which offers the way back.
  */
 function leaveGame() {
-  save("away-game", app.table?.game ?? "lexio"); // home says what being away means for it
+  save("away-game", app.table?.game); // home says what being away means for it
   setAway(true);
   resetTable();
   showScreen("loading");
@@ -405,7 +405,10 @@ function buildSwitcher() {
 }
 
 async function start() {
-  await setLanguage(initialLanguage());
+  // The games' screens, options and dialogs arrive with the catalogs (both fetched at once):
+  // translated once both are in, before anything draws.
+  await Promise.all([installGames(), setLanguage(initialLanguage())]);
+  translateTree(document);
   buildSwitcher();
   onLanguageChange(() => {
     buildSwitcher();

@@ -2,7 +2,7 @@
 // the host marked, "start" for the host once enough are seated, "leave" (R2).
 import { $, clear, el, show } from "./dom.js";
 import { t, tNodes } from "./i18n.js";
-import { bdi } from "./panels.js";
+import { bdi } from "./text.js";
 import { announce } from "./announce.js";
 import { gameModule } from "./games.js";
 
@@ -69,13 +69,13 @@ export class TableScreen {
     for (const name of left) announce(tNodes("say.left_table", { name: bdi(name) }));
   }
 
-  /** A game with table options (al-Mishqaq): its name, and the options everyone agreed to. */
+  /** A game with table options: its name, and the options everyone agreed to. */
   renderGame(table) {
     const module = gameModule(table.game);
     const withOptions = Boolean(module?.renderOptions);
     show($("#table-game"), withOptions);
     if (!withOptions) return;
-    $("#table-game-name").textContent = t(`games.${module.id}.name`);
+    $("#table-game-name").textContent = t(module.name);
     module.renderOptions($("#table-options"), table.options, { names: table.seats.map((seat) => seat.name) });
   }
 

@@ -1,11 +1,11 @@
 // al-Mishqaq's texts of the game: who plays which side (M1), the log (M37) as it is shown
 // and as the live region says it, and the end (M33–M35). Words keep their language: the
 // Latin side's the table's list (fr, en), the Arabic side's Arabic (WCAG 3.1.2).
-import { clear, el } from "./dom.js";
-import { t, tNodes } from "./i18n.js";
-import { bdi, sayAs } from "./panels.js";
-import { cellName, langOf, otherSide, tileNode } from "./mishqaq-tiles.js";
-import { tileWords } from "./mishqaq-board.js";
+import { clear, el } from "../../dom.js";
+import { t, tNodes } from "../../i18n.js";
+import { bdi, sayAs } from "../../text.js";
+import { cellName, langOf, otherSide, tileNode } from "./tiles.js";
+import { tileWords } from "./board.js";
 
 /** M1: the host (seat 0) plays the side the table's options name; the guest the other. */
 export function sideOfSeat(table, seat) {

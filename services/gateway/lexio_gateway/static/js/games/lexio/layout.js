@@ -50,8 +50,6 @@ export const VALUES = {
 
 export const BLANK = "?";
 export const RACK_SIZE = 7;
-/** R20: the reserve regains one try every this many seconds. */
-export const RESERVE_PERIOD = 15;
 
 /** Column label (A–M) and row label (1–13): a cell is named like "G7". */
 export function colLabel(col) {

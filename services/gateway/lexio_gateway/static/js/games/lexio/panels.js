@@ -1,30 +1,10 @@
 // What is always in sight during a game: the players (scores, tiles, connection, turn), the
 // log (R11), and, at the end, the reckoning (R30–R32).
-import { clear, el } from "./dom.js";
-import { currentLanguage, french, t, tNodes } from "./i18n.js";
+import { clear, el } from "../../dom.js";
+import { currentLanguage, french, t, tNodes } from "../../i18n.js";
 import { BLANK, cellName } from "./layout.js";
 import { tile } from "./board.js";
-
-export function bdi(text, cls = "") {
-  return el("bdi", { class: cls, text });
-}
-
-/** A signed number kept left-to-right inside Arabic text ("-7", "+12"). */
-export function num(value, signed = false) {
-  const text = signed && value > 0 ? `+${value}` : String(value);
-  return el("bdi", { class: "num", text, attrs: { dir: "ltr" } });
-}
-
-/**
- * Text shown one way and said another: a symbol ("→") or an abbreviation ("12 pts") on
- * screen, words for a screen reader ("horizontal", "12 points").
- */
-export function sayAs(shown, said) {
-  if (shown === said) return document.createTextNode(shown);
-  const node = el("span", { class: "say-as" });
-  node.append(el("span", { text: shown, attrs: { "aria-hidden": "true" } }), el("span", { class: "visually-hidden", text: said }));
-  return node;
-}
+import { bdi, num, sayAs } from "../../text.js";
 
 /** A number of points: "12 pts" on screen, "12 points" for a screen reader. */
 export function pointsNode(count) {

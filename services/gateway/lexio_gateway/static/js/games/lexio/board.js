@@ -1,8 +1,8 @@
 // The clairière on screen: a 13×13 grid with its labels. Draws only; game.js decides.
 // In a right-to-left page the CSS grid flows from the right, so column A (col 0) sits at the
 // far right and an across word reads with its first letter rightmost (R34).
-import { clear, el } from "./dom.js";
-import { t } from "./i18n.js";
+import { clear, el } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { BLANK, SIZE, VALUES, cellName, colLabel, rowLabel, squareAt } from "./layout.js";
 
 const LABELLED = new Set(["letter2", "letter3", "word2", "word3", "crossing", "source"]);

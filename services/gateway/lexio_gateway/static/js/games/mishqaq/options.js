@@ -1,10 +1,10 @@
 // al-Mishqaq's table options (docs/protocol.md, M1–M3): the host's side, the Latin side's
 // list, the two time banks. The home page asks for them (MishqaqOptionsForm), an invitation
 // and the waiting table show them (describeOptions). They are fixed with the invitation.
-import { $, clear, el } from "./dom.js";
-import { t, tNodes } from "./i18n.js";
-import { load, save } from "./store.js";
-import { otherSide } from "./mishqaq-tiles.js";
+import { $, clear, el } from "../../dom.js";
+import { t, tNodes } from "../../i18n.js";
+import { load, save } from "../../store.js";
+import { otherSide } from "./tiles.js";
 
 export const MINUTES = [20, 25, 30, 35, 40];
 export const DEFAULTS = { host_side: "latin", latin: "fr", latin_minutes: 30, arabic_minutes: 30 };

@@ -1,9 +1,9 @@
 // al-Mishqaq's board on screen: a 22×22 grid with its labels, its two halves, the red start
 // squares and the target columns (M4–M6). Never mirrored (M4): the halves are the players'
 // sides, so the grid is left-to-right in every language. Draws only; mishqaq-game.js decides.
-import { clear, el } from "./dom.js";
-import { t } from "./i18n.js";
-import { RED, SIZE, TARGET, cellName, colLabel, halfOf, parseCell, tileNode } from "./mishqaq-tiles.js";
+import { clear, el } from "../../dom.js";
+import { t } from "../../i18n.js";
+import { RED, SIZE, TARGET, cellName, colLabel, halfOf, parseCell, tileNode } from "./tiles.js";
 
 /** "R ر, jeton latin bilingue": a tile in words, its visible letters first (WCAG 2.5.3). */
 export function tileWords(tile) {

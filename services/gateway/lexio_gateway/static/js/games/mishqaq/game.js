@@ -2,13 +2,13 @@
 // played), the cursor, blanks and their swap (M26, M27), playing, passing, the meaning pause
 // (M30), resigning (M31), the chess clock as the view states it (M28). Drawing is
 // mishqaq-view.js's; the server judges every move (M25: no preview).
-import { $, clear, el } from "./dom.js";
-import { isRtl, onLanguageChange, t, tNodes } from "./i18n.js";
-import { reorder, shuffle, unplaced } from "./rack.js";
-import { enableDrag } from "./drag.js";
-import { confirmDialog, open } from "./dialogs.js";
-import { announce } from "./announce.js";
-import { bdi } from "./panels.js";
+import { $, clear, el } from "../../dom.js";
+import { isRtl, onLanguageChange, t, tNodes } from "../../i18n.js";
+import { reorder, shuffle, unplaced } from "../../rack.js";
+import { enableDrag } from "../../drag.js";
+import { confirmDialog, open } from "../../dialogs.js";
+import { announce } from "../../announce.js";
+import { bdi } from "../../text.js";
 import {
   LETTERS,
   RED,
@@ -20,10 +20,10 @@ import {
   isLetterKey,
   otherSide,
   parseCell,
-} from "./mishqaq-tiles.js";
-import { entryNode, sideName, spokenEnding, wordNode } from "./mishqaq-panels.js";
-import { tileWords } from "./mishqaq-board.js";
-import { MishqaqView, URGENT } from "./mishqaq-view.js";
+} from "./tiles.js";
+import { entryNode, sideName, spokenEnding, wordNode } from "./panels.js";
+import { tileWords } from "./board.js";
+import { MishqaqView, URGENT } from "./view.js";
 
 const DIRECTIONS = ["across", "down", "up"];
 /** Own clock warnings (M28), in seconds left: said once each per game. */

@@ -1,15 +1,16 @@
 // The game screen drawn from the game's state (game.js): board, rack, players, status, clock,
 // reserve, preview, messages, log and the end of the game.
-import { $, clear, el, show } from "./dom.js";
-import { currentLanguage, french, t, tNodes } from "./i18n.js";
+import { $, clear, el, show } from "../../dom.js";
+import { currentLanguage, french, t, tNodes } from "../../i18n.js";
 import { BoardView } from "./board.js";
 import { RackView } from "./rack.js";
 import { SIZE } from "./layout.js";
-import { formatSeconds, reserveNow, secondsLeft } from "./clock.js";
-import { bdi, pointsNode, renderEnding, renderLog, renderPlayers, sayAs, seatName } from "./panels.js";
-import { setAttention } from "./attention.js";
-import { formatWait } from "./errors.js";
-import { announce } from "./announce.js";
+import { formatSeconds, reserveNow, secondsLeft } from "../../clock.js";
+import { bdi, sayAs } from "../../text.js";
+import { pointsNode, renderEnding, renderLog, renderPlayers, seatName } from "./panels.js";
+import { setAttention } from "../../attention.js";
+import { formatWait } from "../../errors.js";
+import { announce } from "../../announce.js";
 
 export const URGENT = 10; // seconds left when the clock turns red (and the live region asserts)
 const indexOf = (row, col) => row * SIZE + col;

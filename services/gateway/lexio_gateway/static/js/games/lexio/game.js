@@ -1,17 +1,19 @@
 // The game screen's controller: the tiles placed this turn (not yet validated), the cursor,
 // the preview (R25), validating, exchanging, passing. Drawing is gameview.js's.
-import { $ } from "./dom.js";
-import { french, isRtl, onLanguageChange, t, tNodes } from "./i18n.js";
-import { reorder, shuffle, unplaced } from "./rack.js";
-import { enableDrag } from "./drag.js";
-import { chooseBlankLetter, chooseExchange, confirmDialog } from "./dialogs.js";
+import { $ } from "../../dom.js";
+import { french, isRtl, onLanguageChange, t, tNodes } from "../../i18n.js";
+import { reorder, shuffle, unplaced } from "../../rack.js";
+import { enableDrag } from "../../drag.js";
+import { confirmDialog } from "../../dialogs.js";
+import { chooseBlankLetter, chooseExchange } from "./dialogs.js";
 import { BLANK, SIZE, cellName, squareAt } from "./layout.js";
-import { bdi, names, seatName, spokenEnding, spokenEntry } from "./panels.js";
+import { bdi } from "../../text.js";
+import { names, seatName, spokenEnding, spokenEntry } from "./panels.js";
 import { GameView, URGENT, reasonText } from "./gameview.js";
 import { bonusWords, tileWords } from "./board.js";
-import { secondsLeft } from "./clock.js";
-import { announce } from "./announce.js";
-import { load, save } from "./store.js";
+import { secondsLeft } from "../../clock.js";
+import { announce } from "../../announce.js";
+import { load, save } from "../../store.js";
 
 const PREVIEW_DELAY = 150; // ms after the last change
 

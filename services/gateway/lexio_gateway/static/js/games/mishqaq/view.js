@@ -1,15 +1,15 @@
 // al-Mishqaq's table screen drawn from its controller (mishqaq-game.js): the board, the rack,
 // both chess clocks (M28), whose turn, the reserve (M24), the meaning pause (M30), messages,
 // the log (M37) and the end (M33–M35) with both racks revealed (M12).
-import { $, clear, el, show } from "./dom.js";
-import { currentLanguage, t, tNodes } from "./i18n.js";
-import { formatSeconds, reserveNow } from "./clock.js";
-import { formatWait } from "./errors.js";
-import { setAttention } from "./attention.js";
-import { bdi, num } from "./panels.js";
-import { load, save } from "./store.js";
-import { MishqaqBoard, tileWords } from "./mishqaq-board.js";
-import { RED, SIDES, indexOf, tileNode } from "./mishqaq-tiles.js";
+import { $, clear, el, show } from "../../dom.js";
+import { currentLanguage, t, tNodes } from "../../i18n.js";
+import { formatSeconds, reserveNow } from "../../clock.js";
+import { formatWait } from "../../errors.js";
+import { setAttention } from "../../attention.js";
+import { bdi, num } from "../../text.js";
+import { load, save } from "../../store.js";
+import { MishqaqBoard, tileWords } from "./board.js";
+import { RED, SIDES, indexOf, tileNode } from "./tiles.js";
 import {
   causeNode,
   lastPlacement,
@@ -19,7 +19,7 @@ import {
   sideName,
   winnerNode,
   wordNode,
-} from "./mishqaq-panels.js";
+} from "./panels.js";
 
 /** Seconds left on the player's own clock when what is said is said at once. */
 export const URGENT = 10;

@@ -2,7 +2,7 @@
 // the 22×22 grid, its halves, red squares and target columns, both alphabets, the 17 sound
 // pairs of the bilingual tiles, and how the view writes a cell. Nothing here judges a move:
 // the server does (M25: no preview).
-import { el } from "./dom.js";
+import { el } from "../../dom.js";
 
 export const SIZE = 22;
 export const SIDES = ["latin", "arabic"];
