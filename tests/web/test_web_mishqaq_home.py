@@ -152,3 +152,62 @@ def test_an_invitation_is_looked_up_once_per_code_and_shown_before_joining(
     dora = open_invitation(players, gateway.url, code)
     assert "Cette table est complète : il n'y reste aucune place." in dora.text("#home-invitation")
     assert_no_axe_violations(dora, "home, an invitation to a full table")
+
+
+def test_the_home_page_speaks_of_the_game_invited_to_not_of_the_create_form(
+    gateway_factory: GatewayFactory, two_games_lobby: RunningLobby, players: PlayerFactory
+) -> None:
+    """D5 (issue 25): the home page's title, players and "which words" line are those of the
+    game the invitation opens, whatever game the create form holds; without an invitation,
+    those of the game chosen there. Each game brings its own lines (js/games/<id>/)."""
+    gateway = mishqaq_gateway(gateway_factory, two_games_lobby)
+
+    # No invitation: the page follows the create form's choice.
+    ana = players(gateway.url + "/")
+    ana.wait_screen("home")
+    ana.page.locator("#home-games").wait_for()
+    assert ana.text("#home-title") == "Jouer à Lexio"
+    assert "De 2 à 4 joueurs" in ana.text("#home-tagline")
+    assert visible(ana, "#home-words-french") and not visible(ana, "#home-words-mishqaq")
+    ana.page.check("#home-game-mishqaq")
+    assert ana.text("#home-title") == "Jouer à al-Mishqaq"
+    assert "À deux" in ana.text("#home-tagline") and "De 2 à 4" not in ana.text("#home-tagline")
+    assert visible(ana, "#home-words-mishqaq") and not visible(ana, "#home-words-french")
+    assert "en arabe" in ana.text("#home-words-mishqaq")
+    code = create_table(ana, "Ana")
+
+    # Invited to al-Mishqaq while the create form says Lexio (a new visitor's default).
+    bruno = open_invitation(players, gateway.url, code)
+    assert bruno.page.locator("#home-game-lexio").is_checked()
+    assert bruno.text("#home-title") == "Jouer à al-Mishqaq"
+    assert "À deux" in bruno.text("#home-tagline")
+    assert visible(bruno, "#home-words-mishqaq") and not visible(bruno, "#home-words-french")
+    assert_no_axe_violations(bruno, "home, invited to al-Mishqaq")
+
+    # The same in Arabic: the game's own name and lines, from its own catalog.
+    layla = open_invitation(players, gateway.url, code, locale="ar")
+    assert layla.text("#home-title") == "العب المشقاق"
+    assert "للاعبَين اثنين" in layla.text("#home-tagline")
+    assert "بالعربية" in layla.text("#home-words-mishqaq")
+
+    # Invited to Lexio (a code typed and left) while the create form says al-Mishqaq.
+    diego = players(gateway.url + "/")
+    diego.wait_screen("home")
+    diego.page.locator("#home-forms").wait_for()
+    diego.page.fill("#home-name", "Diego")
+    diego.page.click("#home-create")
+    diego.wait_screen("table")
+    lexio_code = diego.page.input_value("#table-code-text")
+    chloe = players(gateway.url + "/")
+    chloe.wait_screen("home")
+    chloe.page.locator("#home-games").wait_for()
+    chloe.page.check("#home-game-mishqaq")
+    assert chloe.text("#home-title") == "Jouer à al-Mishqaq"
+    chloe.page.fill("#home-code", lexio_code)
+    chloe.page.press("#home-code", "Tab")
+    chloe.page.locator("#home-invitation .invitation-title").wait_for()
+    assert chloe.page.locator("#home-game-mishqaq").is_checked()
+    assert chloe.text("#home-title") == "Jouer à Lexio"
+    assert "De 2 à 4 joueurs" in chloe.text("#home-tagline")
+    assert "toujours en français" in chloe.text("#home-words-french")
+    assert not visible(chloe, "#home-words-mishqaq")
