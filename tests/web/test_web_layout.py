@@ -1,4 +1,5 @@
-"""The client's board layout (static/js/games/lexio/layout.js) is the engine's, cell by cell (R7–R9)."""
+"""The client's board layout (static/js/games/lexio/layout.js) is the engine's, cell by cell
+(R7–R9)."""
 
 from __future__ import annotations
 
