@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from lexio_stack import free_port
 from ops_deploy import DEPLOY
-from ops_stack import free_port
 
 Obj = dict[str, Any]
 SHIPPED_CONFIG = DEPLOY / "monitoring" / "prometheus.yml"

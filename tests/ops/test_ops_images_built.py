@@ -27,9 +27,9 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from lexio_stack import http_text
 from lexio_testing import LoopThread
 from ops_game import bot, pass_to_the_end, play_turns, started_table
-from ops_stack import http_text
 
 from lexio_client import GatewayClient
 from lexio_common.procs import free_port, grpc_serving, http_status

@@ -16,9 +16,9 @@ from typing import Any
 
 import aiohttp
 import pytest
+from lexio_stack import Stack
 from lexio_testing import LoopThread
 from ops_game import bot, pass_to_the_end, started_table, to_play
-from ops_stack import Stack
 
 from lexio_client import GatewayClient, ServerError
 

@@ -21,6 +21,7 @@ import grpc
 import pytest
 import yaml
 from google.protobuf.descriptor import FileDescriptor
+from lexio_stack import Stack, http_text
 from lexio_testing import LoopThread
 from ops_deploy import LEXIO_SERVICES, container, rendered
 from ops_game import bot, pass_to_the_end, play_turns, started_table, to_play
@@ -34,7 +35,6 @@ from ops_prometheus import (
     filled,
     local_config,
 )
-from ops_stack import Stack, http_text
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from lexio_stack import Stack, http_status, http_text
 from lexio_testing import LoopThread
 from ops_game import started_table, to_play
-from ops_stack import Stack, http_status, http_text
 
 from lexio_client import GatewayClient, ServerError
 from lexio_common.procs import grpc_serving

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from lexio_stack import Stack, http_status, http_text
 from ops_deploy import DEPLOY, container, env, find, rendered
-from ops_stack import Stack, http_status, http_text
 
 from lexio_common.procs import RedisServer, free_port
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from lexio_stack import clean_env, http_status
 from ops_deploy import LEXIO_SERVICES
-from ops_stack import clean_env, http_status
 
 from lexio_common.devrun import PORTS
 from lexio_common.procs import grpc_serving

@@ -20,10 +20,10 @@ import aiohttp
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from lexio_stack import GRPC_SERVICES, Stack, http_status
 from lexio_testing import LoopThread
 from ops_game import bot, play_turns, started_table, to_play
 from ops_proxy import DelayProxy
-from ops_stack import GRPC_SERVICES, Stack, http_status
 
 from lexio_client import GatewayClient
 

@@ -1,4 +1,5 @@
-"""The four Lexio services as real processes (their console scripts), as an operator runs them.
+"""The four services of the site as real processes (their console scripts), as operators run
+them.
 
 Each listens on 127.0.0.1 on free ports, with its metrics port; logs go to files in the test's
 temporary directory (shown when a service fails to come up).
@@ -14,8 +15,10 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grpc_health.v1 import health_pb2
 
@@ -114,20 +117,25 @@ class Stack:
     services: dict[str, Service] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, root: Path, **extra_env: str) -> Stack:
+    def create(
+        cls, root: Path, *, lobby_games: Sequence[Mapping[str, Any]] = (), **extra_env: str
+    ) -> Stack:
+        """The four services' settings (started by :meth:`start`). The lobby offers Lexio,
+        or ``lobby_games`` (entries of ``LEXIO_LOBBY_GAMES``, docs/lobby.md), each ready
+        through this stack's engine."""
         ports = {name: (free_port(), free_port()) for name in (*GRPC_SERVICES, "gateway")}
         gateway_port = ports["gateway"][0]
         base = clean_env() | {"LEXIO_LOG_LEVEL": "INFO", **extra_env}
         engine_address = f"127.0.0.1:{ports['engine'][0]}"
-        games = [
+        lobby_games = lobby_games or [
             {
                 "name": "lexio",
                 "min_seats": 2,
                 "max_seats": 4,
-                "health_address": engine_address,
                 "health_service": GRPC_SERVICES["engine"],
             }
         ]
+        games = [{**game, "health_address": engine_address} for game in lobby_games]
         envs = {
             "lexicon": {
                 "LEXIO_LEXICON_PORT": str(ports["lexicon"][0]),
