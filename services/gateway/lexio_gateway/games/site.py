@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from lexio_gateway.games import lexio, mishqaq
+from lexio_gateway.games import lexio, mishqaq, noughts
 from lexio_gateway.games.registry import GatewayGame
 
-GAMES: Final[tuple[GatewayGame, ...]] = (lexio.GAME, mishqaq.GAME)
+GAMES: Final[tuple[GatewayGame, ...]] = (lexio.GAME, mishqaq.GAME, noughts.GAME)
