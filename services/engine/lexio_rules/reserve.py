@@ -1,4 +1,4 @@
-"""The anti-probing reserve (R20): :mod:`rules_core.reserve`, which al-Mishqaq shares (M24).
+"""The anti-probing reserve (R20): :mod:`rules_core.reserve`, which other games share.
 
 Kept as a module of its own so that ``lexio_rules.reserve`` still names it.
 """

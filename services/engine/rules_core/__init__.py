@@ -1,14 +1,14 @@
 """What every game's rules package shares: a pure, standard-library-only kernel.
 
-Lexio's rules (``lexio_rules``) and al-Mishqaq's (``mishqaq_rules``) both import it, and
-neither imports the other. It holds only what means the same in every game:
+Every game's rules package (``lexio_rules`` and the others) imports it, and none imports
+another's. It holds only what means the same in every game:
 
 - the errors (:mod:`rules_core.errors`): one base, :class:`RulesError`, and one class per
   shared cause — an action that cannot be stated, a state that cannot be read, a record that
   is not valid, a lexicon that cannot answer;
 - the lexicon as the rules see it (:mod:`rules_core.lexicon`): :class:`Lexicon`, the question
   "which of these words do you not hold?", and :class:`WordSet`, a local answer;
-- the anti-probing reserve (:mod:`rules_core.reserve`, Lexio's R20 = al-Mishqaq's M24);
+- the anti-probing reserve (:mod:`rules_core.reserve`, Lexio's R20 and its counterparts);
 - a placement (:mod:`rules_core.placement`): tiles on cells, each cell once.
 
 Like the games' packages: small frozen values, time passed in, no I/O.

@@ -2,7 +2,7 @@
 any game.
 
 A game's rules package re-exports these and adds only what is its own (Lexio's seat that the
-game does not have, al-Mishqaq's table option, each record format's errors), derived from
+game does not have, another game's table option, each record format's errors), derived from
 :class:`RulesError`. A caller serving several games catches each cause once.
 
 >>> issubclass(MalformedActionError, ValueError), issubclass(LexiconUnavailableError, ValueError)

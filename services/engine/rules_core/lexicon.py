@@ -1,8 +1,9 @@
 """The lexicon as the rules see it: which of these words does it not hold?
 
-A game's rules never open a word list: they name the words (or, in al-Mishqaq, every reading
-of them) and take the answer. :class:`Lexicon` is that question; :class:`WordSet` answers it
-from a Python set, for records that bring their own list and for tests.
+A game's rules never open a word list: they name the words (or every reading of them, in a
+game that reads a column both ways) and take the answer. :class:`Lexicon` is that question;
+:class:`WordSet` answers it from a Python set, for records that bring their own list and for
+tests.
 
 >>> WordSet(["OS", "SO"]).unknown(["SO", "OSE", "OS", "ZZ"])
 ['OSE', 'ZZ']
@@ -17,7 +18,7 @@ __all__ = ["Lexicon", "WordSet"]
 
 
 class Lexicon(Protocol):
-    """A table's lexicon (Lexio's R17, al-Mishqaq's M22): which of these words does it not
+    """A table's lexicon (Lexio's R17, and its counterparts): which of these words does it not
     hold? The words come normalised; the answer keeps their order."""
 
     def unknown(self, words: Sequence[str]) -> Sequence[str]: ...

@@ -1,7 +1,7 @@
 """A placement: the tiles one action puts on a grid's cells, each cell at most once.
 
-Games differ in what a tile is (Lexio's letter with its blank flag, al-Mishqaq's tile of a bag
-with a blank's declared letter), not in what a placement is: :class:`Placement` holds any
+Games differ in what a tile is (Lexio's letter with its blank flag, another game's tile of a
+bag with a blank's declared letter), not in what a placement is: :class:`Placement` holds any
 values that name their cell (``row``, ``col``) and refuses the same cell twice. A game's
 ``Place`` derives from it and adds its own constructor.
 

@@ -1,4 +1,4 @@
-"""The anti-probing reserve (Lexio's R20, al-Mishqaq's M24), on an injectable clock.
+"""The anti-probing reserve (Lexio's R20; other games' rules name it too), on an injectable clock.
 
 Each seat (each side) holds up to 10 tries spent by placements refused for unknown words. A
 try comes back every 15 seconds; an accepted move gives none back. Time is passed in (``now``,

@@ -1,6 +1,6 @@
 """The named word lists — ``fr``, ``en``, ``ar`` — and how to open each one by its id.
 
-This is what the rest of the code imports (the lexicon service, the al-Mishqaq rules,
+This is what the rest of the code imports (the lexicon service, the games' rules,
 tests, benchmarks)::
 
     from lexio_lexicon.catalog import LIST_IDS, open_list

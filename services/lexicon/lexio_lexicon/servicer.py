@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 #: A move forms one main word plus at most one cross word per tile laid; 256 is ample.
 DEFAULT_MAX_WORDS = 256
-#: The al-Mishqaq board is 22 squares wide (Lexio's 13), so no word it can hold is longer.
+#: The widest board of the site's games is 22 squares (Lexio's 13): no word it holds is longer.
 DEFAULT_MAX_WORD_LENGTH = 22
 #: The list a request without ``lexicon`` means: Lexio's.
 DEFAULT_LIST = "fr"

@@ -1,7 +1,7 @@
 """Noughts' protobuf (lexio.noughts.v1) to and from the rules' values.
 
 The state travels as the rules' plain form (``noughts-state/1``) in one JSON document, log
-included: a game has at most eleven entries, so there is no log to keep apart (al-Mishqaq's
+included: a game has at most eleven entries, so there is no log to keep apart (a longer game's
 codec appends to a log it does not read; here reading it all costs less than that). Views
 and log entries, which the gateway forwards to browsers, are typed messages.
 
