@@ -15,8 +15,6 @@ gateway's engine and lobby). Every other ``LEXIO_`` variable reaches every servi
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import logging
 import os
 import shutil
@@ -27,6 +25,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from lexio_common.grpc_service import READINESS_SERVICE
 from lexio_common.logging import setup_logging
 from lexio_common.procs import free_port, stop_process, wait_grpc_serving, wait_http_ready
 
@@ -68,15 +67,6 @@ def ports(environ: Mapping[str, str]) -> dict[str, int]:
     return chosen
 
 
-def _lobby_games(engine: str) -> str:
-    """The lobby's default games, their readiness checked at ``engine``."""
-    from lexio_lobby.server import DEFAULT_GAMES  # noqa: PLC0415 (a tool's import, not a service's)
-
-    return json.dumps(
-        [dataclasses.asdict(dataclasses.replace(g, health_address=engine)) for g in DEFAULT_GAMES]
-    )
-
-
 def services(environ: Mapping[str, str]) -> tuple[Service, ...]:
     p = {k: str(v) for k, v in ports(environ).items()}
     lexicon = f"127.0.0.1:{p['LEXIO_LEXICON_PORT']}"
@@ -97,7 +87,7 @@ def services(environ: Mapping[str, str]) -> tuple[Service, ...]:
             "engine",
             "lexio-engine",
             engine,
-            "lexio.engine.v1.Engine",
+            READINESS_SERVICE,  # every game it serves: ready once the lexicon is
             {
                 "LEXIO_ENGINE_PORT": p["LEXIO_ENGINE_PORT"],
                 "LEXIO_ENGINE_METRICS_PORT": p["LEXIO_ENGINE_METRICS_PORT"],
@@ -112,11 +102,8 @@ def services(environ: Mapping[str, str]) -> tuple[Service, ...]:
             {
                 "LEXIO_LOBBY_PORT": p["LEXIO_LOBBY_PORT"],
                 "LEXIO_LOBBY_METRICS_PORT": p["LEXIO_LOBBY_METRICS_PORT"],
-                **(
-                    {}
-                    if environ.get("LEXIO_LOBBY_GAMES")
-                    else {"LEXIO_LOBBY_GAMES": _lobby_games(engine)}
-                ),
+                # Its games: LEXIO_LOBBY_GAMES if set, else the site's, ready through this engine.
+                "LEXIO_ENGINE_ADDRESS": engine,
             },
         ),
         Service(
