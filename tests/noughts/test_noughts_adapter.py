@@ -26,7 +26,6 @@ from lexio_gateway.games.noughts import (
     NoughtsAdapter,
     NoughtsSettings,
     action_message,
-    build,
 )
 from noughts_rules import EndCause, Reason
 
@@ -84,7 +83,11 @@ def test_its_metric_labels_are_its_actions_rpcs_causes_and_reasons() -> None:
 
 def test_its_registration_names_its_factory_and_labels() -> None:
     """What the gateway's registry takes once lexio_gateway.games.site lists it."""
-    assert (GAME.name, GAME.build, GAME.metric_labels) == ("noughts", build, METRIC_LABELS)
+    assert (GAME.name, GAME.build, GAME.metric_labels) == (
+        "noughts",
+        NoughtsAdapter.build,
+        METRIC_LABELS,
+    )
     assert GAME.action_kinds == KINDS
 
 
@@ -123,7 +126,7 @@ class _InProcessStub:
 def _run(play: Callable[[NoughtsAdapter], Coroutine[Any, Any, None]]) -> None:
     async def main() -> None:
         channel = grpc.aio.insecure_channel("127.0.0.1:9")  # never used
-        adapter = NoughtsAdapter(channel, timeout=5, stream=False)
+        adapter = NoughtsAdapter(channel, timeout=5, settings=NoughtsSettings(), stream=False)
         adapter._call = EngineCaller(_InProcessStub(), game="noughts", timeout=5)
         try:
             await play(adapter)
@@ -302,7 +305,7 @@ def test_the_adapter_plays_a_game_against_the_real_engine(
 
     async def play() -> None:
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{engine_server.port}")
-        adapter: GameAdapter = build(channel, 5.0, {}, True)
+        adapter: GameAdapter = NoughtsAdapter.build(channel, 5.0, {}, True)
         try:
             step = await adapter.start(2, {}, seed=1, now=NOW)
             assert [v["mark"] for v in step.views] == ["X", "O"]

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
 import grpc
 
 from lexio_common.streamed_calls import StreamBrokenError, StreamedCalls, StreamUnsupportedError
 from lexio_gateway.games.contract import BadActionError, GameUnavailableError
 from lexio_gateway.metrics import ENGINE_CALL_SECONDS
+
+Settings = TypeVar("Settings")
+"""A game adapter's own settings (its ``LEXIO_GATEWAY_GAMES`` entry's, parsed)."""
 
 _UNAVAILABLE: Final = frozenset(
     {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
@@ -88,3 +91,40 @@ _CODES: Final = {code.value[0]: code for code in grpc.StatusCode}
 
 def _rpc_error(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=details)
+
+
+class EngineAdapter(Generic[Settings]):
+    """What every game's adapter shares: its engine service's caller (``Act`` over that
+    service's ``ActStream`` unless ``stream`` is off) and its settings. A game's adapter names
+    its engine as class attributes: the generated stub and the message carrying one ``Act``
+    on the stream."""
+
+    name: str
+    """The game's name: its registration's, and its metrics' ``game`` label."""
+    stub: ClassVar[type[Any]]
+    """The generated ``EngineStub`` of its service."""
+    act_call: ClassVar[type[Any]]
+    """Its service's ``ActCall`` message."""
+    settings_type: ClassVar[Any]
+    """Its settings' type, whose ``of(mapping)`` reads them (ValueError for a setting the
+    game does not have)."""
+
+    @classmethod
+    def build(
+        cls, channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any], stream: bool
+    ) -> Self:
+        """The factory a game's registration gives the gateway's registry: (channel, call
+        timeout, the game's settings from ``LEXIO_GATEWAY_GAMES``, whether Act goes over a
+        stream) → adapter."""
+        return cls(channel, timeout=timeout, settings=cls.settings_type.of(settings), stream=stream)
+
+    def __init__(
+        self, channel: grpc.aio.Channel, *, timeout: float, settings: Settings, stream: bool = True
+    ) -> None:
+        self._call = EngineCaller(
+            self.stub(channel),
+            game=self.name,
+            timeout=timeout,
+            streamed={"Act": self.act_call} if stream else None,
+        )
+        self._settings = settings

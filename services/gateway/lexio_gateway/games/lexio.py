@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-import grpc
-
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
 from lexio_common.config import env_float
@@ -26,7 +24,7 @@ from lexio_gateway.games.contract import (
     Step,
     TableClock,
 )
-from lexio_gateway.games.engine_call import EngineCaller
+from lexio_gateway.games.engine_call import EngineAdapter
 from lexio_gateway.games.registry import GatewayGame
 from lexio_gateway.jsoncodec import enum_codes, to_json
 from lexio_gateway.metrics import GameLabels
@@ -93,26 +91,13 @@ class LexioSettings:
         return cls(**values)
 
 
-class LexioAdapter:
+class LexioAdapter(EngineAdapter[LexioSettings]):
     """Lexio through its engine service (lexio.engine.v1)."""
 
     name = "lexio"
-
-    def __init__(
-        self,
-        channel: grpc.aio.Channel,
-        *,
-        timeout: float,
-        settings: LexioSettings,
-        stream: bool = True,
-    ) -> None:
-        self._call = EngineCaller(
-            engine_pb2_grpc.EngineStub(channel),
-            game=self.name,
-            timeout=timeout,
-            streamed={"Act": pb.ActCall} if stream else None,
-        )
-        self._settings = settings
+    stub = engine_pb2_grpc.EngineStub
+    act_call = pb.ActCall
+    settings_type = LexioSettings
 
     @staticmethod
     def _action(action: dict[str, Any]) -> pb.Action:
@@ -241,13 +226,7 @@ class LexioAdapter:
         return view
 
 
-def _build(
-    channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any], stream: bool
-) -> LexioAdapter:
-    return LexioAdapter(
-        channel, timeout=timeout, settings=LexioSettings.of(settings), stream=stream
-    )
-
-
-GAME: Final = GatewayGame(name=LexioAdapter.name, build=_build, metric_labels=METRIC_LABELS)
+GAME: Final = GatewayGame(
+    name=LexioAdapter.name, build=LexioAdapter.build, metric_labels=METRIC_LABELS
+)
 """Lexio's registration in the gateway tier (listed in :mod:`lexio_gateway.games.site`)."""

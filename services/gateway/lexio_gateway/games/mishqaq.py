@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-import grpc
-
 from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio.mishqaq.v1 import engine_pb2_grpc
 from lexio_common.streamed_calls import unary_methods
@@ -28,7 +26,7 @@ from lexio_gateway.games.contract import (
     Step,
     TableClock,
 )
-from lexio_gateway.games.engine_call import EngineCaller
+from lexio_gateway.games.engine_call import EngineAdapter
 from lexio_gateway.games.registry import GatewayGame
 from lexio_gateway.jsoncodec import enum_codes, to_json
 from lexio_gateway.metrics import GameLabels
@@ -122,6 +120,10 @@ class MishqaqSettings:
         value = float(settings.get("bank_minute_seconds", 60.0))
         if value <= 0:
             raise ValueError("mishqaq: bank_minute_seconds must be positive")
+        if value != 60.0:
+            log.warning(
+                "al-Mishqaq banks run fast (a test setting)", extra={"bank_minute_seconds": value}
+            )
         return cls(value)
 
 
@@ -157,31 +159,13 @@ def _seat_of(options: Options, side: str) -> int:
     return 0 if _side_of(options, 0) == side else 1
 
 
-class MishqaqAdapter:
+class MishqaqAdapter(EngineAdapter[MishqaqSettings]):
     """al-Mishqaq through its engine service (lexio.mishqaq.v1)."""
 
     name = "mishqaq"
-
-    def __init__(
-        self,
-        channel: grpc.aio.Channel,
-        *,
-        timeout: float,
-        settings: MishqaqSettings,
-        stream: bool = True,
-    ) -> None:
-        self._call = EngineCaller(
-            engine_pb2_grpc.EngineStub(channel),
-            game=self.name,
-            timeout=timeout,
-            streamed={"Act": pb.ActCall} if stream else None,
-        )
-        self._settings = settings
-        if settings.bank_minute_seconds != 60.0:
-            log.warning(
-                "al-Mishqaq banks run fast (a test setting)",
-                extra={"bank_minute_seconds": settings.bank_minute_seconds},
-            )
+    stub = engine_pb2_grpc.EngineStub
+    act_call = pb.ActCall
+    settings_type = MishqaqSettings
 
     def _by_seat(self, options: Options, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The engine answers (Latin, Arabic); the gateway speaks of seats."""
@@ -268,13 +252,7 @@ class MishqaqAdapter:
         return _json((await self._call("View", request)).view)
 
 
-def _build(
-    channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any], stream: bool
-) -> MishqaqAdapter:
-    return MishqaqAdapter(
-        channel, timeout=timeout, settings=MishqaqSettings.of(settings), stream=stream
-    )
-
-
-GAME: Final = GatewayGame(name=MishqaqAdapter.name, build=_build, metric_labels=METRIC_LABELS)
+GAME: Final = GatewayGame(
+    name=MishqaqAdapter.name, build=MishqaqAdapter.build, metric_labels=METRIC_LABELS
+)
 """al-Mishqaq's registration in the gateway tier (listed in :mod:`lexio_gateway.games.site`)."""

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, NoReturn
 
-import grpc
-
 from lexio.noughts.v1 import engine_pb2 as pb
 from lexio.noughts.v1 import engine_pb2_grpc
 from lexio_common.streamed_calls import unary_methods
@@ -28,7 +26,7 @@ from lexio_gateway.games.contract import (
     Step,
     TableClock,
 )
-from lexio_gateway.games.engine_call import EngineCaller
+from lexio_gateway.games.engine_call import EngineAdapter
 from lexio_gateway.games.registry import GatewayGame
 from lexio_gateway.jsoncodec import enum_codes, to_json
 from lexio_gateway.metrics import GameLabels
@@ -41,7 +39,6 @@ __all__ = [
     "NoughtsAdapter",
     "NoughtsSettings",
     "action_message",
-    "build",
 ]
 
 KINDS: Final = ("mark", "resign")
@@ -96,26 +93,13 @@ def _seat(seat: int) -> int:
     return seat
 
 
-class NoughtsAdapter:
+class NoughtsAdapter(EngineAdapter[NoughtsSettings]):
     """Noughts and crosses through its engine service (lexio.noughts.v1)."""
 
     name = "noughts"
-
-    def __init__(
-        self,
-        channel: grpc.aio.Channel,
-        *,
-        timeout: float,
-        settings: NoughtsSettings | None = None,
-        stream: bool = True,
-    ) -> None:
-        self._call = EngineCaller(
-            engine_pb2_grpc.EngineStub(channel),
-            game=self.name,
-            timeout=timeout,
-            streamed={"Act": pb.ActCall} if stream else None,
-        )
-        self._settings = settings or NoughtsSettings()
+    stub = engine_pb2_grpc.EngineStub
+    act_call = pb.ActCall
+    settings_type = NoughtsSettings
 
     def _step(self, reply: pb.ActResponse | pb.StartGameResponse) -> Step:
         views = [to_json(v) for v in reply.views]  # seat 0's, then seat 1's
@@ -174,17 +158,7 @@ class NoughtsAdapter:
         raise AssertionError("noughts has no clock")
 
 
-def build(
-    channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any], stream: bool
-) -> NoughtsAdapter:
-    """The adapter factory the gateway's registry takes: (channel, call timeout, the game's
-    settings from ``LEXIO_GATEWAY_GAMES``, whether Act goes over a stream) → adapter;
-    ValueError for settings it does not have."""
-    return NoughtsAdapter(
-        channel, timeout=timeout, settings=NoughtsSettings.of(settings), stream=stream
-    )
-
-
-GAME: Final = GatewayGame(name=NoughtsAdapter.name, build=build, metric_labels=METRIC_LABELS)
-"""Noughts' registration in the gateway tier; the game is served once it is listed in
-:mod:`lexio_gateway.games.site` (not yet: issue 24's integration lists it)."""
+GAME: Final = GatewayGame(
+    name=NoughtsAdapter.name, build=NoughtsAdapter.build, metric_labels=METRIC_LABELS
+)
+"""Noughts' registration in the gateway tier, listed in :mod:`lexio_gateway.games.site`."""
