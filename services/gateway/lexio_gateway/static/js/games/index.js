@@ -3,5 +3,6 @@
 // adding a game is a folder js/games/<id>/ and one line here (docs/adding-a-game.md).
 import * as lexio from "./lexio/index.js";
 import * as mishqaq from "./mishqaq/index.js";
+import * as noughts from "./noughts/index.js";
 
-export const GAME_LIST = [lexio.game, mishqaq.game];
+export const GAME_LIST = [lexio.game, mishqaq.game, noughts.game];
