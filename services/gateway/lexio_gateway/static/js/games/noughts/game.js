@@ -27,10 +27,11 @@ export class NoughtsGame {
   reset() {
     this.acting = null; // the id of the action awaiting its answer: one mark at a time
     this.message = null; // {kind: "refusal" | "error", text()}: for this player only
-    this.shownMessage = null;
+    this.shown = null; // the message last drawn
     this.heard = null; // the last log number the live region has said (null: none at this table)
     this.turnKey = null;
     this.endKey = "";
+    this.offered = null; // the rematch code the live region has said
     this.board.reset();
   }
 
@@ -180,13 +181,14 @@ export class NoughtsGame {
   }
 
   renderMessage() {
-    // An alert: drawn again only when it changes, or each render would say it again.
-    const shown = this.message && `${currentLanguage()}|${this.message.text()}`;
-    if (this.message === this.shownMessage?.message && shown === this.shownMessage?.shown) return;
-    this.shownMessage = { message: this.message, shown };
+    // An alert: drawn again only when it changes (a new refusal, a new language), or each
+    // render would say it again.
+    const text = this.message?.text() ?? "";
+    if (this.shown && this.shown.message === this.message && this.shown.text === text) return;
+    this.shown = { message: this.message, text };
     const box = clear($("#noughts-message"));
     box.className = this.message ? `message message-${this.message.kind}` : "message";
-    if (this.message) box.append(el("p", { text: this.message.text() }));
+    if (this.message) box.append(el("p", { text }));
   }
 
   renderEnd() {
@@ -201,6 +203,7 @@ export class NoughtsGame {
     const key = [currentLanguage(), rematch?.code, JSON.stringify(table?.seats?.map((seat) => seat.name))].join("|");
     if (key === this.endKey) return;
     const first = this.endKey === "";
+    const hadFocus = panel.contains(document.activeElement);
     this.endKey = key;
     show(panel, true);
     const heading = el("h2", { text: t("end.title"), attrs: { tabindex: "-1" } });
@@ -217,15 +220,19 @@ export class NoughtsGame {
         });
       actions.append(button("noughts-rematch", t("end.rematch"), again, true));
     } else if (rematch) {
-      panel.append(el("p", { class: "end-offer" }, [tNodes("end.rematch_offer", { host: bdi(rematch.host || host) })]));
+      const offer = () => tNodes("end.rematch_offer", { host: bdi(rematch.host || host) });
+      panel.append(el("p", { class: "end-offer" }, [offer()]));
+      // Said when it comes: it appears in a panel the player may have finished reading.
+      if (!first && rematch.code !== this.offered) announce(offer());
+      this.offered = rematch.code;
       actions.append(button("noughts-join-new", t("end.join_new"), () => this.ctx.joinNewTable(rematch.code), true));
     } else {
       panel.append(el("p", { class: "muted end-offer" }, [tNodes("end.wait_host", { host: bdi(host) })]));
     }
     actions.append(button("noughts-home", t("end.home"), () => this.ctx.goHome()));
     panel.append(actions);
-    // The keyboard lands on the result, once: it is what the game has come to.
-    if (first) heading.focus();
+    // The keyboard lands on the result once, and stays in the panel when it is drawn again.
+    if (first || hadFocus) heading.focus();
   }
 
   // Acting --------------------------------------------------------------------------------
