@@ -8,7 +8,8 @@ here registers it beside Lexio, as LEXIO_LOBBY_GAMES would, and the gateway serv
   on an occupied cell is refused to its actor only; one move by the keyboard alone (Tab to the
   grid, arrows, Enter), the winning one with Space; every move said through the live region;
   the winning line marked on both screens; the shared rematch; axe-core finds nothing.
-- A resignation, asked first (cancelled once), by the player not to move (N7).
+- A resignation, asked first (cancelled once), by the player not to move (N7), after the host
+  changed the page's language mid-game.
 
 Any page error or CSP violation fails them (the players fixture)."""
 
@@ -206,6 +207,8 @@ def test_a_whole_game_to_a_win_french_host_against_an_arabic_guest(
     # The shared rematch: Ana opens a new table, Bruno is offered it and joins.
     ana.page.click("#noughts-rematch")
     ana.wait_screen("table")
+    bruno.wait_heard("فُتحت طاولة جديدة للعب مجددًا بدعوة من Ana.")
+    assert bruno.active_matches("#noughts-end h2")  # the panel drawn again keeps the keyboard
     bruno.page.locator("#noughts-join-new").click()
     bruno.wait_screen("table")
     ana.wait_js("window.lexio.table.seats.length === 2 && window.lexio.table.game === 'noughts'")
@@ -217,6 +220,11 @@ def test_a_resignation_asked_first_by_the_player_not_to_move(
     gateway = noughts_gateway(gateway_factory, noughts_lobby)
     ana, bruno = start_noughts(players, gateway.url)
     dialog = bruno.page.locator("#dlg-confirm")
+
+    # Another language mid-game: the grid's names and the status follow.
+    ana.page.select_option("#lang", "en")
+    ana.wait_js("document.querySelector('#noughts-turn').textContent === 'Your turn!'")
+    assert label(ana, 1, 1) == "centre, empty" and ana.text("#noughts-you") == "You play X."
 
     # Asked first; cancelled, nothing happens.
     bruno.page.click("#noughts-resign")
@@ -233,8 +241,8 @@ def test_a_resignation_asked_first_by_the_player_not_to_move(
     for player in (ana, bruno):
         player.wait_js("window.lexio.view.ending !== null")
         player.page.locator("#noughts-end h2").wait_for()
-    assert ana.text("#noughts-end .end-winners") == "Bruno a abandonné. Victoire de Ana !"
-    ana.wait_heard("Partie terminée. Bruno a abandonné. Victoire de Ana !")
+    assert ana.text("#noughts-end .end-winners") == "Bruno resigned. Ana wins!"
+    ana.wait_heard("Game over. Bruno resigned. Ana wins!")
     assert ana.page.locator(f"{BOARD} .in-line").count() == 0
     # The guest waits for the host's rematch.
     assert bruno.page.locator("#noughts-rematch").count() == 0
