@@ -29,7 +29,7 @@ export class NoughtsGame {
     this.message = null; // {kind: "refusal" | "error", text()}: for this player only
     this.shown = null; // the message last drawn
     this.heard = null; // the last log number the live region has said (null: none at this table)
-    this.turnKey = null;
+    this.turnKey = null; // whose turn the live region said last ("over" once it has said the end)
     this.endKey = "";
     this.offered = null; // the rematch code the live region has said
     this.board.reset();
