@@ -228,10 +228,6 @@ class StreamDrain:
     def __init__(self) -> None:
         self._event = asyncio.Event()
 
-    @property
-    def draining(self) -> bool:
-        return self._event.is_set()
-
     def begin(self) -> None:
         self._event.set()
 

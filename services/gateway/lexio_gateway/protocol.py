@@ -9,7 +9,6 @@ import unicodedata
 from typing import Any, Final, NoReturn
 
 PROTOCOL_VERSION: Final = 1
-MAX_FRAME_BYTES: Final = 16 * 1024
 MAX_ID_LENGTH: Final = 64
 MAX_NAME_LENGTH: Final = 24
 MAX_NUMBER_DIGITS: Final = 32

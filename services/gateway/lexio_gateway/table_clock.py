@@ -10,7 +10,6 @@ would stall the table for every replica trusting this one to fire it.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -18,8 +17,6 @@ from lexio_gateway.games import ClockEvent, GameAdapter, TableClock
 from lexio_gateway.presence import Presence
 from lexio_gateway.records import TableRecord, TableStatus
 from lexio_gateway.services import RoomServices
-
-log = logging.getLogger(__name__)
 
 Fire = Callable[[int], Coroutine[Any, Any, None]]
 """The room's own handling of a due event, for the table's version then."""
