@@ -129,7 +129,8 @@ def main() -> None:
             assert isinstance(examined.action, Place)
             samples.append(examined.action)
             # Every word known by its first reading (a column read top→bottom).
-            words.update(check.readings[0] for check in examined.checks)
+            assert examined.move is not None
+            words.update(word.readings[0] for word in examined.move.words)
         if len(samples) == SAMPLES:
             break
     lexicon = WordSet(words)

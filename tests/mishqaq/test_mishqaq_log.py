@@ -97,6 +97,7 @@ def test_the_servicer_path_gives_the_same_outcome_as_play() -> None:
     action = place((10, 4, "S"))
     examined = examine(game, Side.LATIN, action, 3.0)
     assert isinstance(examined, Examined)
-    assert [(c.lexicon, c.readings) for c in examined.checks] == [("fr", ("CAPS",))]
+    assert examined.move is not None
+    assert [(examined.lexicon, w.readings) for w in examined.move.words] == [("fr", ("CAPS",))]
     assert conclude(examined, unknown=["CAPS"]) == play(game, L, action, 3.0, words(fr=[]))
     assert conclude(examined, unknown=[]) == play(game, L, action, 3.0, words(fr=["CAPS"]))

@@ -42,7 +42,8 @@ def latin_game(board: dict[tuple[int, int], str], table: str = "fr") -> GameStat
 def checks_of(game: GameState, action: Place) -> list[tuple[str, tuple[str, ...]]]:
     examined = examine(game, game.turn, action, 1.0)
     assert isinstance(examined, Examined), examined
-    return [(c.lexicon, c.readings) for c in examined.checks]
+    assert examined.move is not None and examined.lexicon is not None
+    return [(examined.lexicon, word.readings) for word in examined.move.words]
 
 
 # --- appendix D: jump, touch, forced inclusion ----------------------------------------------

@@ -5,7 +5,8 @@ consulted between them and only for a placement whose form is legal:
 
 1. :func:`examine` checks the game's end and the flag, the turn, the pause, the form
    (M14, M17–M21), the rack and the reserve (M24) — no lexicon. What the lexicon must then
-   judge is in :attr:`Examined.checks`: every reading of every word, for one list.
+   judge is :attr:`Examined.readings`, in the list :attr:`Examined.lexicon`: every reading of
+   every word (each word's own in ``Examined.move.words``).
 2. :func:`conclude` takes the readings the lexicon does not know and applies the action.
 
 :func:`play` does both with local lexicons.
@@ -40,22 +41,11 @@ __all__ = [
     "Outcome",
     "Refusal",
     "Refused",
-    "WordCheck",
     "WordSet",
     "conclude",
     "examine",
     "play",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class WordCheck:
-    """One word of a placement for the lexicon: the list that judges it and its readings
-    (one for a row; a column's top→bottom reading then its bottom→top one), normalised.
-    The word is known if any reading is."""
-
-    lexicon: str
-    readings: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +74,6 @@ class Examined:
     def lexicon(self) -> str | None:
         """The list that judges this action's words (M22); None when there are none."""
         return None if self.move is None else self.state.lexicon_for(self.side)
-
-    @property
-    def checks(self) -> tuple[WordCheck, ...]:
-        """The words the lexicon must judge, main word first; none but for a placement."""
-        if self.move is None:
-            return ()
-        lexicon = self.state.lexicon_for(self.side)
-        return tuple(WordCheck(lexicon, w.readings) for w in self.move.words)
 
     @property
     def readings(self) -> tuple[str, ...]:
