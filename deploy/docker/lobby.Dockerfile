@@ -55,9 +55,6 @@ ENV PATH=/opt/lexio/bin:$PATH \
     LEXIO_BUILD_REVISION=$REVISION \
     LEXIO_LOBBY_HOST=0.0.0.0
 COPY --from=build /opt/lexio /opt/lexio
-# The site's games (the lobby's default LEXIO_LOBBY_GAMES): data beside its package, which
-# the wheel does not carry.
-COPY services/lobby/lexio_lobby/site_games.json /opt/lexio/lib/python3.11/site-packages/lexio_lobby/site_games.json
 # Not root: a numeric user, so that Kubernetes can check runAsNonRoot.
 USER 10001:10001
 WORKDIR /tmp
