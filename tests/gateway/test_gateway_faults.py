@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,12 +28,19 @@ import pytest
 from gateway_play import pass_to_the_end, started_game, to_play
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lexio_testing import GatewayFactory, GatewayHandle, LoopThread, free_port, site_games
+from lexio_testing import (
+    GatewayFactory,
+    GatewayHandle,
+    LoopThread,
+    Restartable,
+    restartable_engine,
+    site_games,
+)
 from mishqaq_play import PASS, mishqaq_table, to_move
 
 from lexio_client import GatewayClient, ServerError
 from lexio_common.grpc_service import RunningServer
-from lexio_engine.server import EngineConfig, RunningEngine, start_engine
+from lexio_engine.server import RunningEngine
 from lexio_gateway.games.contract import BadActionError
 from lexio_gateway.games.lexio import LexioAdapter
 from lexio_gateway.games.mishqaq import DEFAULT_OPTIONS
@@ -47,43 +54,9 @@ BEYOND_INT32 = (2**31, -(2**31) - 1, 2**63, 10**31)
 BEYOND_INT64 = (2**63, -(2**63) - 1, 2**64, 10**31)
 
 
-class Restartable:
-    """A service of the test's own on a fixed port, stopped and started again at will (from
-    the test's coroutine, on the loop the service runs on)."""
-
-    def __init__(self, loop_thread: LoopThread, start: Callable[[int], Any]) -> None:
-        self._loop_thread = loop_thread
-        self._start = start
-        self.port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
-        self._running: RunningEngine | RunningLobby | None = None
-        loop_thread.run(self.start(), timeout=60)
-
-    async def start(self) -> None:
-        assert self._running is None
-        self._running = await self._start(self.port)
-
-    async def stop(self) -> None:
-        if self._running is not None:
-            running, self._running = self._running, None
-            await running.stop(0)
-
-    def close(self) -> None:
-        self._loop_thread.run(self.stop())
-
-
 @pytest.fixture
 def own_engine(loop_thread: LoopThread, lexicon_server: RunningServer) -> Iterator[Restartable]:
-    def start(port: int) -> Any:
-        config = EngineConfig(
-            host="127.0.0.1",
-            port=port,
-            metrics_port=-1,
-            lexicon_address=f"127.0.0.1:{lexicon_server.port}",
-        )
-        return start_engine(config)
-
-    engine = Restartable(loop_thread, start)
+    engine = restartable_engine(loop_thread, f"127.0.0.1:{lexicon_server.port}")
     yield engine
     engine.close()
 

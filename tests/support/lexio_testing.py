@@ -15,14 +15,15 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from aiohttp import web
 
 from lexio_common.procs import RedisServer, free_port
+from lexio_engine.server import EngineConfig, start_engine
 from lexio_gateway.app import create_app
 from lexio_gateway.config import GatewayConfig
 from lexio_gateway.hub import TableHub
@@ -38,8 +39,10 @@ __all__ = [
     "GatewayProcess",
     "LoopThread",
     "RedisServer",
+    "Restartable",
     "environment_without_lexio",
     "free_port",
+    "restartable_engine",
     "site_games",
     "start_gateway",
 ]
@@ -132,3 +135,47 @@ def site_games(engine_address: str, *, names: tuple[str, ...] = ("lexio",)) -> t
     """The lobby's own registrations of the site's games (lexio_lobby/site_games.json, what
     it registers without LEXIO_LOBBY_GAMES), ready through the engine at ``engine_address``."""
     return tuple(game for game in lobby_site_games(engine_address) if game.name in names)
+
+
+class Stoppable(Protocol):
+    async def stop(self, grace: float) -> None: ...
+
+
+class Restartable:
+    """A service of the test's own on a fixed port, stopped and started again at will (from
+    the test's coroutine, on the loop the service runs on): what a kill and a restart of that
+    service look like to its callers."""
+
+    def __init__(
+        self, loop_thread: LoopThread, start: Callable[[int], Awaitable[Stoppable]]
+    ) -> None:
+        self._loop_thread = loop_thread
+        self._start = start
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self._running: Stoppable | None = None
+        loop_thread.run(self.start(), timeout=60)
+
+    async def start(self) -> None:
+        assert self._running is None
+        self._running = await self._start(self.port)
+
+    async def stop(self) -> None:
+        if self._running is not None:
+            running, self._running = self._running, None
+            await running.stop(0)
+
+    def close(self) -> None:
+        self._loop_thread.run(self.stop())
+
+
+def restartable_engine(loop_thread: LoopThread, lexicon_address: str) -> Restartable:
+    """A real engine of the test's own (the session's stays up), on ``lexicon_address``."""
+
+    def start(port: int) -> Awaitable[Stoppable]:
+        config = EngineConfig(
+            host="127.0.0.1", port=port, metrics_port=-1, lexicon_address=lexicon_address
+        )
+        return start_engine(config)
+
+    return Restartable(loop_thread, start)

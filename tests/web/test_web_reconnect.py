@@ -5,11 +5,13 @@ other sees the seat disconnected; a second tab takes the seat over, and can give
 from __future__ import annotations
 
 import web_browser
-from lexio_testing import GatewayFactory, GatewayHandle, LoopThread
+from lexio_testing import GatewayFactory, GatewayHandle, LoopThread, restartable_engine
 from playwright.sync_api import WebSocketRoute
 from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
 from web_words import legal_move
+
+from lexio_common.grpc_service import RunningServer
 
 # The shared browser fixtures (pytest finds them by these names).
 browser = web_browser.browser
@@ -90,6 +92,59 @@ def test_lost_connection_banner_backoff_and_resume_without_reload(
     clock = bruno.text("#clock")
     assert clock.startswith(("1:", "2:0")), clock
     ana.wait_js("document.querySelector('#players [data-seat=\"1\"]').matches('.online')")
+
+
+def test_back_while_the_engine_is_away_the_game_returns_by_itself_once_it_answers(
+    loop_thread: LoopThread,
+    gateway_factory: GatewayFactory,
+    players: PlayerFactory,
+    lexicon_server: RunningServer,
+) -> None:
+    """Issue 23, as a player sees it: the seat comes back while the engine cannot answer; the
+    page says the server cannot answer for now, keeps the seat (no reload, no home page), and
+    the game is there again once the engine answers, without the player doing anything."""
+    engine = restartable_engine(loop_thread, f"127.0.0.1:{lexicon_server.port}")
+    try:
+        gateway = gateway_factory(seed=5, engine_address=engine.address, disconnect_grace=60.0)
+        ana = players(gateway.url + "/")
+        code = ana.create("Ana")
+        bruno = players(gateway.url + "/")
+        network = Network(loop_thread, gateway, "Bruno")
+        bruno.page.route_web_socket("**/ws", network.route)
+        bruno.page.reload()
+        bruno.join(code, "Bruno")
+        ana.page.locator("#start-game:enabled").click()
+        for player in (ana, bruno):
+            player.wait_screen("game")
+            player.wait_js("window.lexio.view !== null")
+        bruno.js("window.notReloaded = true")
+
+        network.cut()
+        bruno.page.locator("#banner").wait_for()
+        loop_thread.run(engine.stop())
+        network.down = False
+        bruno.page.locator("#banner-action").click()  # "retry now": the gateway answers
+        bruno.page.locator("#banner").wait_for(state="hidden")
+        toast = bruno.page.locator("#toast")
+        toast.wait_for()
+        assert "ne peut pas répondre" in toast.inner_text()
+        assert_no_axe_violations(bruno, "the game while the engine is away")
+        bruno.wait_screen("game")
+        bruno.js("window.viewBefore = window.lexio.view")
+
+        loop_thread.run(engine.start())
+        # Nobody moves: the seat's view comes by itself once the engine answers.
+        bruno.wait_js("window.lexio.view !== window.viewBefore", timeout=20)
+        view = ana.view()
+        ana.place_by_click(legal_move(view["board"], view["rack"], 1))
+        ana.page.click("#btn-validate")
+        ana.wait_log(1, timeout=15)
+        bruno.wait_log(1, timeout=15)
+        assert bruno.js("window.notReloaded") is True
+        assert bruno.js("window.lexio.view.board") == ana.js("window.lexio.view.board")
+        assert bruno.log_text() == ana.log_text()
+    finally:
+        engine.close()
 
 
 def test_a_second_tab_takes_the_seat_and_the_first_can_take_it_back(
