@@ -4,6 +4,7 @@ health name with its metrics' series from zero, and no game's rules import anoth
 from __future__ import annotations
 
 import ast
+import asyncio
 import sys
 from pathlib import Path
 
@@ -13,9 +14,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY
 
 from lexio_engine.games import GAMES
+from lexio_engine.lexicon_client import LexiconClient
 from lexio_engine.metrics import NO_ACTION, OUTCOMES
-from lexio_engine.registry import lexicons_of
+from lexio_engine.registry import EngineContext, lexicons_of
 from lexio_engine.server import initialise_metrics
+from lexio_engine.servicing import GameServicer
 
 ENGINE = Path(__file__).resolve().parents[2] / "services" / "engine"
 RULES_PACKAGES = ("lexio_rules", "mishqaq_rules")
@@ -51,6 +54,23 @@ def test_each_registration_is_one_game_with_its_own_service() -> None:
     for game in GAMES:
         assert game.health_name == game.service_name
         assert "Act" in game.rpcs and "ActStream" not in game.rpcs
+
+
+def test_every_registered_game_answers_act_itself() -> None:
+    """GameServicer.Act is only the slot ActStream answers through: each game's servicer,
+    built as the process builds it, has an Act of its own."""
+
+    async def servicers() -> list[object]:
+        channel = grpc.aio.insecure_channel("127.0.0.1:1")  # never called here
+        try:
+            context = EngineContext(lexicon=LexiconClient(channel, timeout=1.0))
+            return [game.build(context) for game in GAMES]
+        finally:
+            await channel.close()
+
+    for game, servicer in zip(GAMES, asyncio.run(servicers()), strict=True):
+        assert isinstance(servicer, GameServicer), game.name
+        assert type(servicer).Act is not GameServicer.Act, game.name
 
 
 def test_every_registered_games_series_start_at_zero() -> None:

@@ -35,6 +35,7 @@ from lexio_testing import (
     Restartable,
     restartable_engine,
     site_games,
+    until_closed_in_the_lobby,
 )
 from mishqaq_play import PASS, mishqaq_table, to_move
 
@@ -389,20 +390,6 @@ async def _end(game: str, clients: Sequence[GatewayClient]) -> None:
     assert all(c.view.get("ending") for c in clients)
 
 
-async def _lookup_until(client: GatewayClient, code: str, wanted: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    state = ""
-    while time.monotonic() < deadline:
-        try:
-            state = (await client.lookup(code))["state"]
-        except ServerError as e:
-            state = e.code
-        if state == wanted:
-            return
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"lookup still says {state!r}, not {wanted!r}")
-
-
 @pytest.mark.parametrize(
     "case",
     [(game, its_gateway) for game in GAMES for its_gateway in ("stays", "stops")],
@@ -431,7 +418,7 @@ def test_a_game_that_ends_while_the_lobby_is_down_closes_there_once_it_is_back(
     async def closed_once_the_lobby_is_back(code: str) -> None:
         await own_lobby.start()
         async with GatewayClient.connect(gateways[-1].url) as someone:
-            await _lookup_until(someone, code, "table_closed", timeout=30)
+            await until_closed_in_the_lobby(someone, code)
 
     code = loop_thread.run(end_the_game(), timeout=60)
     if its_gateway == "stops":

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from lexio_stack import Stack
-from lexio_testing import LoopThread
+from lexio_testing import LoopThread, until_closed_in_the_lobby
 
 from lexio_client import GatewayClient, ServerError
 from lexio_gateway.games import noughts
@@ -90,16 +89,7 @@ def test_two_players_play_noughts_to_a_win_through_the_real_services(
                 assert ana.log == bruno.log and len(ana.log) == ack["seq"]
 
                 # The finished table closes in the lobby (its code is no longer an invitation).
-                deadline = time.monotonic() + 20
-                while True:
-                    try:
-                        state = (await bruno.lookup(code))["state"]
-                    except ServerError as e:
-                        state = e.code
-                    if state == "table_closed":
-                        break
-                    assert time.monotonic() < deadline, state
-                    await asyncio.sleep(0.25)
+                await until_closed_in_the_lobby(bruno, code)
 
         loop.run(scenario(), timeout=60)
     finally:

@@ -281,6 +281,7 @@ def test_addresses_point_at_services_that_exist(
     # serve that game's health name.
     games = _lobby_config(monkeypatch, lobby).games
     assert games == site_games("engine:50051")
+    assert [game.name for game in games] == ["lexio", "mishqaq"]  # what the site offers
     health_names = {game.name: game.health_name for game in ENGINE_GAMES}
     assert games and all(game.health_service == health_names[game.name] for game in games)
     for game in games:

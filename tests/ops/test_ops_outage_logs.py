@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 import pytest
 from lexio_stack import Stack
-from lexio_testing import LoopThread
+from lexio_testing import LoopThread, until_closed_in_the_lobby
 from ops_game import bot, pass_to_the_end, started_table, to_play
 
 from lexio_client import GatewayClient, ServerError
@@ -143,19 +143,7 @@ def test_kill_9_of_each_back_end_logs_no_error_in_the_other_services(
         stack.start(("lobby",))
         code = clients[0].table["code"]
 
-        async def closed_in_the_lobby() -> None:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    state = (await clients[0].lookup(code))["state"]
-                except ServerError as e:
-                    state = e.code
-                if state == "table_closed":
-                    return
-                assert time.monotonic() < deadline, state
-                await asyncio.sleep(0.25)
-
-        loop.run(closed_in_the_lobby(), timeout=60)
+        loop.run(until_closed_in_the_lobby(clients[0], code), timeout=60)
     finally:
         for table in tables:
             for client in table:

@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 from aiohttp import web
 
+from lexio_client import GatewayClient, ServerError
 from lexio_common.procs import RedisServer, free_port
 from lexio_engine.server import EngineConfig, start_engine
 from lexio_gateway.app import create_app
@@ -45,6 +46,7 @@ __all__ = [
     "restartable_engine",
     "site_games",
     "start_gateway",
+    "until_closed_in_the_lobby",
 ]
 
 
@@ -179,3 +181,18 @@ def restartable_engine(loop_thread: LoopThread, lexicon_address: str) -> Restart
         return start_engine(config)
 
     return Restartable(loop_thread, start)
+
+
+async def until_closed_in_the_lobby(client: GatewayClient, code: str, timeout: float = 30) -> None:
+    """Look ``code`` up until the lobby says its table is closed (a finished game's table is
+    closed there by the gateway, maybe only once the lobby is back)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            state = (await client.lookup(code))["state"]
+        except ServerError as e:
+            state = e.code
+        if state == "table_closed":
+            return
+        assert time.monotonic() < deadline, f"lookup still says {state!r}"
+        await asyncio.sleep(0.25)

@@ -9,6 +9,7 @@ from lexio_testing import GatewayFactory, GatewayHandle, LoopThread, restartable
 from playwright.sync_api import WebSocketRoute
 from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
+from web_pages import Player
 from web_words import legal_move
 
 from lexio_common.grpc_service import RunningServer
@@ -45,10 +46,11 @@ class Network:
         self.loop_thread.run(drop())
 
 
-def test_lost_connection_banner_backoff_and_resume_without_reload(
-    loop_thread: LoopThread, gateway_factory: GatewayFactory, players: PlayerFactory
-) -> None:
-    gateway = gateway_factory(seed=5, disconnect_grace=1.0)
+def _game_with_brunos_network(
+    loop_thread: LoopThread, gateway: GatewayHandle, players: PlayerFactory
+) -> tuple[Player, Player, Network]:
+    """Ana and Bruno in a started game, Bruno's WebSocket through :class:`Network`; his page
+    marked, so that a reload would show."""
     ana = players(gateway.url + "/")
     code = ana.create("Ana")
     bruno = players(gateway.url + "/")
@@ -61,6 +63,14 @@ def test_lost_connection_banner_backoff_and_resume_without_reload(
         player.wait_screen("game")
         player.wait_js("window.lexio.view !== null")
     bruno.js("window.notReloaded = true")
+    return ana, bruno, network
+
+
+def test_lost_connection_banner_backoff_and_resume_without_reload(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, players: PlayerFactory
+) -> None:
+    gateway = gateway_factory(seed=5, disconnect_grace=1.0)
+    ana, bruno, network = _game_with_brunos_network(loop_thread, gateway, players)
 
     network.cut()
     banner = bruno.page.locator("#banner")
@@ -106,18 +116,7 @@ def test_back_while_the_engine_is_away_the_game_returns_by_itself_once_it_answer
     engine = restartable_engine(loop_thread, f"127.0.0.1:{lexicon_server.port}")
     try:
         gateway = gateway_factory(seed=5, engine_address=engine.address, disconnect_grace=60.0)
-        ana = players(gateway.url + "/")
-        code = ana.create("Ana")
-        bruno = players(gateway.url + "/")
-        network = Network(loop_thread, gateway, "Bruno")
-        bruno.page.route_web_socket("**/ws", network.route)
-        bruno.page.reload()
-        bruno.join(code, "Bruno")
-        ana.page.locator("#start-game:enabled").click()
-        for player in (ana, bruno):
-            player.wait_screen("game")
-            player.wait_js("window.lexio.view !== null")
-        bruno.js("window.notReloaded = true")
+        ana, bruno, network = _game_with_brunos_network(loop_thread, gateway, players)
 
         network.cut()
         bruno.page.locator("#banner").wait_for()

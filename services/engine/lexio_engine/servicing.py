@@ -141,7 +141,9 @@ class GameServicer(Generic[_Lexicon]):
         self._drain = drain or StreamDrain()
 
     async def Act(self, request: Any, context: grpc.aio.ServicerContext) -> Any:  # noqa: N802
-        """One action: each game's own."""
+        """One action. Every game's servicer defines its own (an :func:`rpc` method, checked
+        for each registered game by tests/engine/test_engine_registry.py); this slot is what
+        :meth:`ActStream` answers through."""
         raise NotImplementedError
 
     async def ActStream(  # noqa: N802
