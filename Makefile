@@ -1,5 +1,6 @@
 # Lexio — one Makefile for set-up, tests, lint and running everything locally.
-# `make test` on a fresh machine needs only Python 3.11 and make.
+# `make test` on a fresh machine needs only Python 3.11 and make (and Node.js for the web
+# client's checks, which `make node` installs from Debian when it runs as root).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -16,7 +17,7 @@ STAMP_LISTS := $(LEXICON_BUILT)/.stamp
 LEXICON_BUILDER := $(LEXICON_DATA)/ar.aff $(LEXICON_DATA)/ar.dic \
 	$(addprefix services/lexicon/lexio_lexicon/,arabic_list.py expand.py hunspell.py normalise.py cache.py build_lists.py)
 
-.PHONY: setup test test-slow lint fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 soak \
+.PHONY: setup test test-slow lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 soak \
 	images images-push image-tools lock monitoring-operator
 
 setup: $(STAMP_INSTALL) $(STAMP_LISTS)
@@ -47,10 +48,32 @@ $(STAMP_LISTS): $(LEXICON_BUILDER) | $(STAMP_INSTALL)
 	$(BIN)/python -m lexio_lexicon.build_lists
 	touch $@
 
-lint: setup
+lint: setup lint-js
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy services tests bench deploy
+
+# The web client's JavaScript: TypeScript's checker over its JSDoc types (tsconfig.json, no
+# output: the browser loads the modules as they are) and ESLint (eslint.config.js), both pinned
+# by package-lock.json and installed into node_modules/ by `npm ci`.
+STATIC_JS := services/gateway/lexio_gateway/static/js
+STAMP_NODE := node_modules/.stamp
+
+$(STAMP_NODE): package.json package-lock.json | node
+	npm ci --no-audit --no-fund
+	touch $@
+
+lint-js: $(STAMP_NODE)
+	node_modules/.bin/tsc -p tsconfig.json
+	node_modules/.bin/eslint $(STATIC_JS)
+
+# Node.js and npm, for lint-js: CI runs as root and installs Debian's when they are missing
+# (bookworm's Node 18.20 runs the pinned tools); elsewhere, install them yourself.
+node:
+	@if command -v node >/dev/null && command -v npm >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm; \
+	else echo "Node.js or npm is missing: sudo apt-get install nodejs npm" >&2; exit 1; fi
 
 fmt: setup
 	$(BIN)/ruff check --fix .
@@ -165,4 +188,4 @@ wordlist-ar: $(STAMP_INSTALL)
 	touch $(STAMP_LISTS)
 
 clean:
-	rm -rf $(VENV) gen build *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) gen build *.egg-info .mypy_cache .ruff_cache .pytest_cache node_modules
