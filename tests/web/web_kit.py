@@ -1,0 +1,245 @@
+"""What the first-time player's tests (issue #25) share: the two devices they played on, a
+table of either game opened on them, a finger's drag at a hand's pace, and the measures the
+issue names (is a line cut, how large a letter is drawn, where the focus is).
+
+Selectors of the game screens are named here once: the web game kit (issue #25) may rename
+them, and then only this file changes."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from lexio_testing import GatewayHandle
+from playwright.sync_api import Locator
+from web_browser import PlayerFactory
+from web_mishqaq import create_table, join, open_invitation, start
+from web_pages import Player
+
+# The two first-time players of the issue: a desktop with mouse and keyboard, a touch phone.
+DESKTOP: dict[str, Any] = {"width": 1280, "height": 800}
+PHONE: dict[str, Any] = {"width": 360, "height": 740, "touch": True}
+DEVICES = {"desktop": DESKTOP, "phone": PHONE}
+
+LOCALES = {"fr": "fr-FR", "es": "es-ES", "ar": "ar-MA", "en": "en-US"}
+# The players' names in each language: what the turn line must hold whole.
+NAMES = {
+    "fr": ("Ana", "Bruno"),
+    "es": ("Ana", "Bruno"),
+    "en": ("Ana", "Bruno"),
+    "ar": ("سلمى", "برونو"),
+}
+
+# Each game's screen, as the page names it today.
+MISHQAQ = {
+    "turn": "#mq-turn",
+    "board": "#mq-board",
+    "rack": "#mq-rack",
+    "rack_tile": "#mq-rack .rack-tile",
+    "validate": "#mq-validate",
+    "recall": "#mq-recall",
+    "pause": "#mq-pause",
+    "resume": "#mq-resume",
+    "pause_panel": "#mq-pause-panel",
+    "resign": "#mq-resign",
+    "blank_dialog": "#dlg-mq-blank",
+    "pending": "#mq-board .mq-tile.pending",
+    "partner": ".mq-partner",
+    "labels": "#mq-board .col-label, #mq-board .row-label",
+    "cell": "#mq-board .cell",
+    "end": "#mq-end",
+}
+LEXIO = {
+    "turn": "#turn-status",
+    "board": "#board",
+    "rack": "#rack",
+    "rack_tile": "#rack .rack-tile",
+    "validate": "#btn-validate",
+    "recall": "#btn-recall",
+    "blank_dialog": "#dlg-blank",
+    "pending": "#board .tile.pending",
+}
+
+
+# Tables ---------------------------------------------------------------------------------------
+
+
+def mishqaq_table(
+    players: PlayerFactory,
+    gateway: GatewayHandle,
+    *,
+    host: dict[str, Any],
+    guest: dict[str, Any],
+    language: tuple[str, str] = ("fr", "ar"),
+    side: str = "latin",
+) -> tuple[Player, Player]:
+    """An al-Mishqaq table: the host (on ``host``'s device, in ``language[0]``) creates it and
+    plays ``side``; the guest opens the invitation and joins; the host starts."""
+    host_name = NAMES[language[0]][0]
+    guest_name = NAMES[language[1]][1]
+    ana = players(gateway.url + "/", locale=LOCALES[language[0]], **host)
+    code = create_table(ana, host_name, side=side, tap=bool(host.get("touch")))
+    bruno = open_invitation(players, gateway.url, code, LOCALES[language[1]], **guest)
+    join(bruno, guest_name, tap=bool(guest.get("touch")))
+    start(ana, bruno, tap=bool(host.get("touch")))
+    return ana, bruno
+
+
+def lexio_table(
+    players: PlayerFactory,
+    gateway: GatewayHandle,
+    *,
+    host: dict[str, Any],
+    guest: dict[str, Any],
+    language: tuple[str, str] = ("fr", "fr"),
+) -> tuple[Player, Player]:
+    """A Lexio table for two on these devices: the host creates it, the guest joins by its
+    code, the host starts (the host plays first)."""
+    ana = players(gateway.url + "/", locale=LOCALES[language[0]], **host)
+    code = ana.create(NAMES[language[0]][0])
+    bruno = players(gateway.url + "/", locale=LOCALES[language[1]], **guest)
+    bruno.join(code, NAMES[language[1]][1])
+    ana.page.locator("#start-game:enabled").click()
+    for player in (ana, bruno):
+        player.wait_screen("game")
+        player.wait_js("window.lexio.view !== null")
+    return ana, bruno
+
+
+def press(player: Player, selector: str) -> None:
+    """A button pressed the device's way: a tap on a touch screen, else a click."""
+    if player.js("navigator.maxTouchPoints > 0"):
+        player.page.tap(selector)
+    else:
+        player.page.click(selector)
+
+
+# A finger ---------------------------------------------------------------------------------
+
+
+def centre(locator: Locator) -> tuple[float, float]:
+    box = locator.bounding_box()
+    assert box is not None
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def finger_drag(player: Player, source: Locator, target: Locator, steps: int = 14) -> None:
+    """A finger pressed on ``source``, moved at a hand's pace (one step a frame: what the page
+    does while the finger passes, such as panning, happens as it would), rested, lifted over
+    ``target``. Both must be in sight: a finger reaches only what the screen shows."""
+    assert in_viewport(player, source), "the rack tile is not in sight"
+    assert in_viewport(player, target), "the aimed cell is not in sight"
+    (x0, y0), (x1, y1) = centre(source), centre(target)
+    cdp = player.page.context.new_cdp_session(player.page)
+    try:
+
+        def touch(kind: str, x: float, y: float) -> None:
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x, "y": y}]})
+
+        touch("touchStart", x0, y0)
+        time.sleep(0.05)
+        for i in range(1, steps + 1):
+            touch("touchMove", x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps)
+            time.sleep(0.016)
+        # Resting before lifting, as a hand does (lifted while moving, the browser flings).
+        time.sleep(0.15)
+        touch("touchMove", x1, y1)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    finally:
+        cdp.detach()
+
+
+def in_viewport(player: Player, locator: Locator) -> bool:
+    """Whether the element's centre is inside the window (where a finger can touch it)."""
+    box = locator.bounding_box()
+    size = player.page.viewport_size
+    assert size is not None
+    if box is None:
+        return False
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    return 0 <= x <= size["width"] and 0 <= y <= size["height"]
+
+
+PENDING_CELLS = """(selector) => [...document.querySelectorAll(selector)].map((tile) => {
+  const cell = tile.closest("[data-row][data-col]");
+  return [Number(cell.dataset.row), Number(cell.dataset.col)];
+})"""
+
+
+def pending_cells(player: Player, selector: str) -> list[tuple[int, int]]:
+    """The cells holding a tile placed this turn (not yet played)."""
+    found: list[list[int]] = player.page.evaluate(PENDING_CELLS, selector)
+    return [(row, col) for row, col in found]
+
+
+# Measures ---------------------------------------------------------------------------------
+
+LINE = """(selector) => {
+  const node = document.querySelector(selector);
+  const style = getComputedStyle(node);
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  const text = range.getBoundingClientRect();
+  const box = node.getBoundingClientRect();
+  return {
+    text: node.textContent,
+    scrollWidth: node.scrollWidth,
+    clientWidth: node.clientWidth,
+    textOverflow: style.textOverflow,
+    textLeft: text.left, textRight: text.right,
+    boxLeft: box.left, boxRight: box.right,
+    window: document.documentElement.clientWidth,
+  };
+}"""
+
+
+def line_is_cut(player: Player, selector: str) -> str:
+    """Why the line's text is not shown whole ("" when it is): wider than its box
+    (scrollWidth > clientWidth), ended by an ellipsis, or drawn outside its box or the window."""
+    line: dict[str, Any] = player.page.evaluate(LINE, selector)
+    problems = []
+    if line["scrollWidth"] > line["clientWidth"]:
+        problems.append(f"scrollWidth {line['scrollWidth']} > clientWidth {line['clientWidth']}")
+    if line["textOverflow"] == "ellipsis":
+        problems.append("text-overflow: ellipsis")
+    if line["textLeft"] < line["boxLeft"] - 1 or line["textRight"] > line["boxRight"] + 1:
+        problems.append("text drawn outside its box")
+    if line["textLeft"] < -1 or line["textRight"] > line["window"] + 1:
+        problems.append("text drawn outside the window")
+    return f"{line['text']!r}: {', '.join(problems)}" if problems else ""
+
+
+FONT_SIZES = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((node) => node.getClientRects().length > 0)
+  .map((node) => parseFloat(getComputedStyle(node).fontSize))"""
+
+
+def font_sizes(player: Player, selector: str) -> list[float]:
+    """The computed font size (px) of every displayed element matching ``selector``."""
+    sizes: list[float] = player.page.evaluate(FONT_SIZES, selector)
+    return sizes
+
+
+def cell_size(player: Player, selector: str) -> float:
+    """The width (px) of the element as drawn."""
+    box = player.page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return float(box["width"])
+
+
+ACTIVE = """(() => {
+  const node = document.activeElement;
+  if (!node || node === document.body || node === document.documentElement) return null;
+  return node.id ? `#${node.id}` : `${node.tagName.toLowerCase()}.${[...node.classList].join(".")}`;
+})()"""
+
+
+def focused(player: Player) -> str | None:
+    """Where the keyboard is: the focused element (None when the focus fell to <body>)."""
+    where: str | None = player.js(ACTIVE)
+    return where
+
+
+def settle(seconds: float = 0.3) -> None:
+    """Time for what follows an action (the server's reply, the page drawn again) to land."""
+    time.sleep(seconds)
