@@ -27,6 +27,7 @@ from web_kit import (
     NAMES,
     PHONE,
     cell_size,
+    direction,
     finger_drag,
     focused,
     font_sizes,
@@ -34,6 +35,7 @@ from web_kit import (
     mishqaq_table,
     pending_cells,
     press,
+    rack_keys,
     settle,
 )
 from web_mishqaq import cell, mishqaq_gateway, pan_to, place, rack_tile, side, wait_ended
@@ -249,8 +251,6 @@ def test_d8_a_resignation_is_said_once(
 
 # D1 -------------------------------------------------------------------------------------------
 
-DIRECTION = """(selector) => getComputedStyle(document.querySelector(selector)).direction"""
-
 
 def test_d1_the_blank_letter_picker_reads_in_its_script_direction(
     gateway_factory: GatewayFactory, two_games_lobby: RunningLobby, players: PlayerFactory
@@ -274,7 +274,7 @@ def test_d1_the_blank_letter_picker_reads_in_its_script_direction(
             tile.click()
             target.click()
         player.page.locator(f"{MISHQAQ['blank_dialog']}[open]").wait_for()
-        found[side(player)] = (player.page.evaluate(DIRECTION, grid), want)
+        found[side(player)] = (direction(player, grid), want)
         if player is bruno:
             assert_no_axe_violations(bruno, "al-Mishqaq, the blank's letter (ar, phone)")
         player.page.keyboard.press("Escape")
@@ -295,57 +295,6 @@ def test_the_rack_is_one_tab_stop_and_its_tiles_are_reached_by_the_arrows(
     ana, bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=DESKTOP)
     problems = {}
     for player in (ana, bruno):
-        problems[side(player)] = rack_keys(player)
+        problems[side(player)] = rack_keys(player, MISHQAQ)
     problems = {s: p for s, p in problems.items() if p}
     assert not problems, problems
-
-
-IN_RACK = """(selector) => document.activeElement !== null
-  && document.activeElement.closest(selector) !== null"""
-
-
-def rack_keys(player: Player) -> list[str]:
-    """What is wrong with the rack's keys for this player (nothing: an empty list)."""
-    page, keyboard, rack = player.page, player.page.keyboard, MISHQAQ["rack"]
-    problems = []
-    page.focus(f"{MISHQAQ['board']} .cell.cursor")
-    keyboard.press("Tab")
-    if not page.evaluate(IN_RACK, rack):
-        return [f"Tab from the board went to {focused(player)}, not into the rack"]
-    # The arrows follow the rack's reading direction: in Arabic, ArrowLeft goes forward.
-    forward, backward = ("ArrowLeft", "ArrowRight") if rtl(player) else ("ArrowRight", "ArrowLeft")
-    first = focused_tile(player)
-    if first == player.page.locator(MISHQAQ["rack_tile"]).count() - 1:  # no next tile: back
-        forward, backward = backward, forward
-    keyboard.press(forward)
-    second = focused_tile(player)
-    keyboard.press(backward)
-    back = focused_tile(player)
-    if second is None or second == first or back != first:
-        problems.append(f"arrows: tile {first} → {forward} {second} → {backward} {back}")
-    keyboard.press("Tab")
-    if page.evaluate(IN_RACK, rack):
-        problems.append(f"a second Tab stayed in the rack ({focused_tile(player)})")
-    keyboard.press("Shift+Tab")
-    keyboard.press("Shift+Tab")
-    if page.evaluate(IN_RACK, rack):
-        problems.append("two Shift+Tab from after the rack stayed in the rack")
-    return problems
-
-
-TILE_INDEX = """(selector) => {
-  const node = document.activeElement;
-  const tiles = [...document.querySelectorAll(selector)];
-  return tiles.includes(node) ? tiles.indexOf(node) : null;
-}"""
-
-
-def rtl(player: Player) -> bool:
-    direction: str = player.page.evaluate(DIRECTION, MISHQAQ["rack"])
-    return direction == "rtl"
-
-
-def focused_tile(player: Player) -> int | None:
-    """Which rack tile (its place in the rack) has the focus, if one does."""
-    index: int | None = player.page.evaluate(TILE_INDEX, MISHQAQ["rack_tile"])
-    return index

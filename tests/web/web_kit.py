@@ -58,6 +58,7 @@ LEXIO = {
     "recall": "#btn-recall",
     "blank_dialog": "#dlg-blank",
     "pending": "#board .tile.pending",
+    "message": "#message",
 }
 
 
@@ -243,3 +244,66 @@ def focused(player: Player) -> str | None:
 def settle(seconds: float = 0.3) -> None:
     """Time for what follows an action (the server's reply, the page drawn again) to land."""
     time.sleep(seconds)
+
+
+# The rack's keys -------------------------------------------------------------------------------
+
+IN_RACK = """(selector) => document.activeElement !== null
+  && document.activeElement.closest(selector) !== null"""
+
+
+def rack_keys(player: Player, screen: dict[str, str]) -> list[str]:
+    """What is wrong with the rack's keys on this game ``screen`` (nothing: an empty list):
+    from the board, Tab must enter the rack and a second Tab leave it, two Shift+Tab come back
+    past it, and inside it the arrows move along the rack's reading direction."""
+    page, keyboard, rack = player.page, player.page.keyboard, screen["rack"]
+    problems = []
+    page.focus(f"{screen['board']} .cell.cursor")
+    keyboard.press("Tab")
+    if not page.evaluate(IN_RACK, rack):
+        return [f"Tab from the board went to {focused(player)}, not into the rack"]
+    # The arrows follow the rack's reading direction: in Arabic, ArrowLeft goes forward.
+    forward, backward = (
+        ("ArrowLeft", "ArrowRight")
+        if direction(player, rack) == "rtl"
+        else ("ArrowRight", "ArrowLeft")
+    )
+    first = focused_tile(player, screen)
+    if first == player.page.locator(screen["rack_tile"]).count() - 1:  # no next tile: back
+        forward, backward = backward, forward
+    keyboard.press(forward)
+    second = focused_tile(player, screen)
+    keyboard.press(backward)
+    back = focused_tile(player, screen)
+    if second is None or second == first or back != first:
+        problems.append(f"arrows: tile {first} → {forward} {second} → {backward} {back}")
+    keyboard.press("Tab")
+    if page.evaluate(IN_RACK, rack):
+        problems.append(f"a second Tab stayed in the rack ({focused_tile(player, screen)})")
+    keyboard.press("Shift+Tab")
+    keyboard.press("Shift+Tab")
+    if page.evaluate(IN_RACK, rack):
+        problems.append("two Shift+Tab from after the rack stayed in the rack")
+    return problems
+
+
+TILE_INDEX = """(selector) => {
+  const node = document.activeElement;
+  const tiles = [...document.querySelectorAll(selector)];
+  return tiles.includes(node) ? tiles.indexOf(node) : null;
+}"""
+
+
+DIRECTION = """(selector) => getComputedStyle(document.querySelector(selector)).direction"""
+
+
+def direction(player: Player, selector: str) -> str:
+    """The element's computed direction: "ltr" or "rtl"."""
+    found: str = player.page.evaluate(DIRECTION, selector)
+    return found
+
+
+def focused_tile(player: Player, screen: dict[str, str]) -> int | None:
+    """Which rack tile (its place in the rack) has the focus, if one does."""
+    index: int | None = player.page.evaluate(TILE_INDEX, screen["rack_tile"])
+    return index
