@@ -10,6 +10,8 @@ a French desktop at 1280×800 with mouse and keyboard, an Arabic touch phone at 
 - D8: a resignation is said once.
 - D1: the blank's letter picker reads in its script's direction.
 - The rack is one Tab stop, its tiles reached by the arrows.
+- Smaller: a refusal does not move the board; on a phone the labels of the cells in sight
+  stay in sight, and the opponent's move is brought into view.
 axe-core finds no violation on the screens visited. Lexio's share: test_web_first_time_lexio.py.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import pytest
 import web_browser
 from lexio_testing import GatewayFactory, GatewayHandle
+from playwright.sync_api import Locator
 from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
 from web_kit import (
@@ -38,7 +41,18 @@ from web_kit import (
     rack_keys,
     settle,
 )
-from web_mishqaq import cell, mishqaq_gateway, pan_to, place, rack_tile, side, wait_ended
+from web_mishqaq import (
+    bot,
+    cell,
+    mishqaq_gateway,
+    pan_to,
+    place,
+    play_turn,
+    rack_tile,
+    refused_opening,
+    side,
+    wait_ended,
+)
 from web_pages import Player
 
 from lexio_lobby.server import RunningLobby
@@ -298,3 +312,106 @@ def test_the_rack_is_one_tab_stop_and_its_tiles_are_reached_by_the_arrows(
         problems[side(player)] = rack_keys(player, MISHQAQ)
     problems = {s: p for s, p in problems.items() if p}
     assert not problems, problems
+
+
+# Smaller defects of the issue -----------------------------------------------------------------
+
+
+def test_a_refusal_does_not_move_the_board(
+    gateway_factory: GatewayFactory, two_games_lobby: RunningLobby, players: PlayerFactory
+) -> None:
+    """Issue #25, smaller: "the board jumps ~1 px per cell when a refusal appears". On the
+    1280×800 desktop (ar), a refused word: the board's cells keep their place and size."""
+    gateway = gateway_for(gateway_factory, two_games_lobby)
+    _ana, bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=DESKTOP)
+    assert side(bruno) == "arabic" and bruno.js("window.lexio.view.turn") == "arabic"
+    tiles, _word = refused_opening(bruno, "ar")
+    place(bruno, tiles, "click")
+    corners = [cell(bruno, 0, 0), cell(bruno, 21, 21)]
+    before = [box_of(corner) for corner in corners]
+    bruno.page.click(MISHQAQ["validate"])
+    bruno.page.locator(f"{MISHQAQ['message']}.message-refusal").wait_for()
+    settle(0.3)
+    after = [box_of(corner) for corner in corners]
+    moved = [
+        (name, was, now)
+        for name, was, now in zip(("A1", "V22"), before, after, strict=True)
+        if any(abs(a - b) > 0.5 for a, b in zip(was, now, strict=True))
+    ]
+    assert not moved, f"cells (x, y, width, height) before → after the refusal: {moved}"
+    assert_no_axe_violations(bruno, "al-Mishqaq, a refusal (ar, desktop)")
+
+
+def box_of(locator: Locator) -> tuple[float, float, float, float]:
+    box = locator.bounding_box()
+    assert box is not None
+    return box["x"], box["y"], box["width"], box["height"]
+
+
+LABELS_IN_SIGHT = """(selector) => [...document.querySelectorAll(selector)].filter((node) => {
+  const box = node.getBoundingClientRect();
+  const x = box.left + box.width / 2, y = box.top + box.height / 2;
+  if (box.width === 0 || x < 0 || y < 0 || x > innerWidth || y > innerHeight) return false;
+  const top = document.elementFromPoint(x, y);
+  return top !== null && node.contains(top);
+}).map((node) => node.textContent.trim())"""
+
+
+def test_on_a_phone_the_labels_of_the_cells_in_sight_stay_in_sight(
+    gateway_factory: GatewayFactory, two_games_lobby: RunningLobby, players: PlayerFactory
+) -> None:
+    """Issue #25, smaller: "row/column labels scroll away on phones". The phone player (ar)
+    pans the board to each corner; the labels of the cell in the middle of what is shown
+    (its column's letter, its row's number) are in sight, not scrolled away or covered."""
+    gateway = gateway_for(gateway_factory, two_games_lobby)
+    _ana, bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=PHONE)
+    missing = {}
+    for row, col in ((0, 0), (21, 0), (0, 21), (21, 21)):
+        pan_to(bruno, row, col)
+        settle(0.2)
+        columns = bruno.page.evaluate(LABELS_IN_SIGHT, f"{MISHQAQ['board']} .col-label")
+        rows = bruno.page.evaluate(LABELS_IN_SIGHT, f"{MISHQAQ['board']} .row-label")
+        want = (chr(65 + col), str(row + 1))
+        lost = [
+            label for label, seen in zip(want, (columns, rows), strict=True) if label not in seen
+        ]
+        if lost:
+            missing[f"{want[0]}{want[1]}"] = lost
+    assert not missing, f"panned to the cell → its labels not in sight: {missing}"
+
+
+IN_SIGHT = """(node) => {
+  const wrap = document.querySelector("#mq-board-wrap").getBoundingClientRect();
+  const box = node.getBoundingClientRect();
+  const x = box.left + box.width / 2, y = box.top + box.height / 2;
+  const top = document.elementFromPoint(x, y);
+  return x >= Math.max(0, wrap.left) && x <= Math.min(innerWidth, wrap.right)
+    && y >= Math.max(0, wrap.top) && y <= Math.min(innerHeight, wrap.bottom)
+    && top !== null && node.contains(top);
+}"""
+
+
+def test_on_a_phone_the_opponents_move_is_brought_into_view(
+    gateway_factory: GatewayFactory, two_games_lobby: RunningLobby, players: PlayerFactory
+) -> None:
+    """Issue #25: "the opponent's move usually happens off screen on a phone with no pan to
+    it". The phone player (ar) looks at the Arabic half and passes; the desktop player plays
+    from the Latin red square, off that screen; every tile of the move ends up in sight on the
+    phone (inside the board's window, not under the rack or the clocks)."""
+    gateway = gateway_for(gateway_factory, two_games_lobby)
+    ana, bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=PHONE)
+    pan_to(bruno, 10, 20)
+    press(bruno, "#mq-pass")
+    for player in (ana, bruno):
+        player.wait_log(2)
+    far = cell(bruno, 10, 1)
+    assert not far.evaluate(IN_SIGHT), "the Latin red square was already in sight"
+    entry = play_turn(ana, bruno, {"latin": bot("fr", 1)}, "click")
+    assert entry["kind"] == "place", entry
+    settle(0.8)
+    hidden = [
+        (t["row"], t["col"])
+        for t in entry["tiles"]
+        if not cell(bruno, t["row"], t["col"]).evaluate(IN_SIGHT)
+    ]
+    assert not hidden, f"the opponent's tiles (row, col) not in sight on the phone: {hidden}"

@@ -48,6 +48,7 @@ MISHQAQ = {
     "labels": "#mq-board .col-label, #mq-board .row-label",
     "cell": "#mq-board .cell",
     "end": "#mq-end",
+    "message": "#mq-message",
 }
 LEXIO = {
     "turn": "#turn-status",
