@@ -1,3 +1,4 @@
+// @ts-check
 // "Your turn" in a hidden tab: the title and the favicon say so; back to normal when seen.
 import { t } from "./i18n.js";
 
@@ -5,6 +6,7 @@ const ICON = "/static/img/favicon.svg";
 const ICON_TURN = "/static/img/favicon-turn.svg";
 let on = false;
 
+/** @param {boolean} wanted */
 export function setAttention(wanted) {
   on = Boolean(wanted);
   document.title = on ? t("title.your_turn") : t("app.title");

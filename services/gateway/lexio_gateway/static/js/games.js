@@ -1,3 +1,4 @@
+// @ts-check
 // The games' registry, derived from the list (js/games/index.js), keyed by `table.game`
 // (docs/protocol.md). Each game's package (js/games/<id>/) describes itself in its index.js:
 //
@@ -25,6 +26,79 @@ import { $ } from "./dom.js";
 import { addCatalog } from "./i18n.js";
 import { GAME_LIST } from "./games/index.js";
 
+/** @typedef {import("./protocol.js").TableOptions} TableOptions */
+
+/**
+ * The page's state (main.js's `app`, also window.lexio for the curious and the tests).
+ * @typedef {object} App
+ * @property {string | null} token     the seat's secret, kept across reloads
+ * @property {boolean} away            the player left the game on purpose (the seat is kept)
+ * @property {Record<string, boolean> | null} games  welcome.games; null before the welcome
+ * @property {import("./protocol.js").TableFrame | null} table
+ * @property {import("./protocol.js").GameView | null} view  the last view (its log apart)
+ * @property {import("./protocol.js").LogEntry[]} log
+ * @property {number} seq              the last event seen (-1: none)
+ * @property {{code: string, table_id: string, host?: string} | null} rematch  the host's new table
+ * @property {string} screen           the screen shown (loading, home, table or a game's)
+ * @property {boolean} welcomed        this connection got its welcome
+ */
+
+/**
+ * What main.js gives the screens: home, the waiting table and each game's controller.
+ * @typedef {object} Context
+ * @property {App} app
+ * @property {(frame: import("./protocol.js").Request,
+ *   onReply?: ((reply: import("./protocol.js").Reply) => void) | null,
+ *   options?: {quiet?: boolean}) => string | null} request
+ *   sends with a fresh id (returned); null without a connection (the player is told unless quiet)
+ * @property {typeof import("./errors.js").errorText} errorText
+ * @property {(code: string) => void} joinNewTable  after the end, the host's new table
+ * @property {() => void} goHome
+ * @property {(text: string) => void} toast
+ * @property {() => void} leaveGame   away from a game in progress, the seat kept
+ * @property {() => void} comeBack    back to the seat left
+ */
+
+/**
+ * A game's table screen (below).
+ * @typedef {object} Controller
+ * @property {() => void} reset
+ * @property {() => void} update
+ * @property {() => void} render
+ * @property {() => void} reconnected
+ */
+
+/**
+ * A game's table options on the home page.
+ * @typedef {object} OptionsForm
+ * @property {() => TableOptions} read  the options chosen
+ * @property {() => void} relabel       its labels again, in the language now set
+ */
+
+/**
+ * How an invitation and the waiting table show a table's options: into ``list``; ``whom``
+ * says who reads them (a guest, or the seated players' names).
+ * @typedef {(list: HTMLElement, options: TableOptions, whom: {you?: string, names?: string[]}) => void} RenderOptions
+ */
+
+/**
+ * A game's package as its index.js describes it (the fields above).
+ * @typedef {object} GamePackage
+ * @property {string} id
+ * @property {string} name
+ * @property {string} about
+ * @property {{tagline: string, players: string, words: {id: string, key: string, french?: string},
+ *   away: string}} home
+ * @property {string} markup
+ * @property {string} styles
+ * @property {(lang: string) => string} catalog
+ * @property {string} screen
+ * @property {string} firstFocus
+ * @property {new (ctx: Context) => Controller} Controller
+ * @property {{root: string, Form: new (root: HTMLElement) => OptionsForm} | null} optionsForm
+ * @property {RenderOptions | null} renderOptions
+ */
+
 export { GAME_LIST };
 
 export const GAMES = Object.fromEntries(GAME_LIST.map((game) => [game.id, game]));
@@ -32,9 +106,13 @@ export const GAMES = Object.fromEntries(GAME_LIST.map((game) => [game.id, game])
 /** The order the home page offers them in (only those `welcome.games` lists). */
 export const GAME_ORDER = GAME_LIST.map((game) => game.id);
 
-/** The module of a table's game, or null for a game this client cannot play. */
+/**
+ * The module of a table's game, or null for a game this client cannot play.
+ * @param {string | null | undefined} id
+ * @returns {GamePackage | null}
+ */
 export function gameModule(id) {
-  return Object.hasOwn(GAMES, id) ? GAMES[id] : null;
+  return id && Object.hasOwn(GAMES, id) ? GAMES[id] : null;
 }
 
 /** The screens games show (besides loading, home and table). */
@@ -42,13 +120,17 @@ export const GAME_SCREENS = [...new Set(GAME_LIST.map((game) => game.screen))];
 
 for (const game of GAME_LIST) addCatalog(game.catalog);
 
-/** Where each part of a game's markup goes (its data-install). */
+/**
+ * Where each part of a game's markup goes (its data-install).
+ * @type {Record<string, (node: Element) => void>}
+ */
 const PLACES = {
   screen: (node) => $("#main").append(node),
   "home-options": (node) => $("#home-create").before(node),
   dialog: (node) => document.body.append(node),
 };
 
+/** @param {string} href */
 function linkStyles(href) {
   const link = document.createElement("link");
   link.rel = "stylesheet";
@@ -61,6 +143,7 @@ function linkStyles(href) {
   return loaded;
 }
 
+/** @param {string} url */
 async function fetchMarkup(url) {
   // Revalidated like every static file (Cache-Control: no-cache, ETag): a new version is
   // seen at once, an unchanged one costs a 304.
@@ -78,8 +161,10 @@ export async function installGames() {
   const styles = GAME_LIST.map((game) => linkStyles(game.styles));
   const markups = await Promise.all(GAME_LIST.map((game) => fetchMarkup(game.markup)));
   for (const markup of markups) {
-    for (const part of markup.body.querySelectorAll(":scope > [data-install]")) {
-      const place = PLACES[part.dataset.install];
+    /** @type {NodeListOf<HTMLElement>} */
+    const parts = markup.body.querySelectorAll(":scope > [data-install]");
+    for (const part of parts) {
+      const place = PLACES[part.dataset.install ?? ""];
       if (!place) throw new Error(`markup: no place "${part.dataset.install}"`);
       delete part.dataset.install;
       place(document.adoptNode(part));

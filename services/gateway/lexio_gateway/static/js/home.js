@@ -1,9 +1,10 @@
+// @ts-check
 // Home: create a table with a display name — of the game the host picks among those the site
 // offers (welcome.games), with that game's options — or join one by its invite code (R2,
 // R18), after seeing what the code opens (`lookup`: the game, its options, the seats); and
 // the way back to a game the player left on purpose. The page speaks of one game at a time
 // (its name, its players, which words): the one the invitation opens, else the one chosen.
-import { $, clear, el, show } from "./dom.js";
+import { $, $$, clear, el, show } from "./dom.js";
 import { t, tNodes, translateTree } from "./i18n.js";
 import { load, save } from "./store.js";
 import { retryAfter } from "./errors.js";
@@ -12,7 +13,18 @@ import { GAMES, GAME_LIST, GAME_ORDER, gameModule } from "./games.js";
 const MAX_NAME = 24;
 const CODE_LENGTH = 10; // XXXXX-XXXXX without its dash
 
-/** An invite code as typed: any case, spaces and dashes ignored. */
+/**
+ * What a code opens, looked up once: "pending" until the answer, then the invitation ("ok")
+ * or the error.
+ * @typedef {{state: "pending", frame: null, seen: boolean, receivedAt?: number}
+ *   | {state: "ok", frame: import("./protocol.js").InvitationFrame, seen: boolean, receivedAt: number}
+ *   | {state: "error", frame: import("./protocol.js").ErrorFrame, seen: boolean, receivedAt: number}} Lookup
+ */
+
+/**
+ * An invite code as typed: any case, spaces and dashes ignored.
+ * @param {string} raw
+ */
 export function normalizeCode(raw) {
   return raw.toUpperCase().replace(/[^A-Z0-9]/g, "");
 }
@@ -22,20 +34,28 @@ export function invitedCode() {
 }
 
 export class Home {
-  /** ctx: { app, request(frame, onReply), errorText(frame, options), comeBack() } */
+  /** @param {import("./games.js").Context} ctx */
   constructor(ctx) {
     this.ctx = ctx;
     this.waiting = false;
+    /** @type {(() => string) | null} the error shown, in the language set when drawn */
     this.error = null;
-    this.errorTimer = null;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.errorTimer = undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.pressTimer = undefined;
     // What each code opens, looked up once per code (a lookup counts toward the same
-    // anti-guessing limit as a join): code → {state: "pending"|"ok"|"error", frame, seen}.
+    // anti-guessing limit as a join).
+    /** @type {Map<string, Lookup>} */
     this.lookups = new Map();
-    this.joinAfterLookup = null; // a join asked for while its code was being looked up
+    /** @type {string | null} a join asked for while its code was being looked up */
+    this.joinAfterLookup = null;
     this.pressingJoin = false;
-    const name = $("#home-name");
-    name.value = load("name") || "";
-    $("#home-code").value = invitedCode();
+    // Each game's table options on the home page (the games that have some), by game id.
+    /** @type {Map<string, import("./games.js").OptionsForm>} */
+    this.forms = new Map();
+    this.nameInput.value = load("name") || "";
+    this.codeInput.value = invitedCode();
     $("#form-create").addEventListener("submit", (event) => {
       event.preventDefault();
       this.submit("create");
@@ -55,27 +75,47 @@ export class Home {
       }, 1500);
     });
     $("#home-code").addEventListener("change", () => {
-      if (!this.pressingJoin) this.lookUp(normalizeCode($("#home-code").value));
+      if (!this.pressingJoin) this.lookUp(normalizeCode(this.codeInput.value));
     });
     $("#home-code").addEventListener("input", () => this.render());
     buildGameChoice();
     for (const module of GAME_LIST) {
       if (!module.optionsForm) continue;
-      module.form = new module.optionsForm.Form($(module.optionsForm.root));
+      this.forms.set(module.id, new module.optionsForm.Form($(module.optionsForm.root)));
     }
     const chosen = load("game");
-    if (chosen && Object.hasOwn(GAMES, chosen)) $(`#home-game-${chosen}`).checked = true;
+    if (chosen && Object.hasOwn(GAMES, chosen)) this.gameRadio(chosen).checked = true;
     for (const radio of document.querySelectorAll('#home-games input[name="game"]')) {
       radio.addEventListener("change", () => this.render());
     }
   }
 
+  /** @returns {HTMLInputElement} */
+  get nameInput() {
+    return $("#home-name");
+  }
+
+  /** @returns {HTMLInputElement} */
+  get codeInput() {
+    return $("#home-code");
+  }
+
+  /**
+   * The choice of ``game`` in the game picker.
+   * @param {string} game
+   * @returns {HTMLInputElement}
+   */
+  gameRadio(game) {
+    return $(`#home-game-${game}`);
+  }
+
   name() {
-    return $("#home-name").value.normalize("NFC").trim();
+    return this.nameInput.value.normalize("NFC").trim();
   }
 
   /** The game the host picked (without a choice: the first the site can start, in the list's order). */
   chosenGame() {
+    /** @type {HTMLInputElement | null} */
     const checked = document.querySelector('#home-games input[name="game"]:checked');
     const id = checked && !checked.disabled && !checked.closest("[hidden]") ? checked.value : null;
     return id ?? this.offered().find((game) => this.ctx.app.games?.[game]) ?? GAME_ORDER[0];
@@ -87,7 +127,7 @@ export class Home {
    * create form holds — else the one the host would create.
    */
   spokenGame() {
-    const lookup = this.lookups.get(normalizeCode($("#home-code").value));
+    const lookup = this.lookups.get(normalizeCode(this.codeInput.value));
     const invited = lookup?.state === "ok" ? gameModule(lookup.frame.game) : null;
     return invited ?? GAMES[this.chosenGame()];
   }
@@ -98,6 +138,7 @@ export class Home {
     return GAME_ORDER.filter((game) => Object.hasOwn(games, game));
   }
 
+  /** @param {"create" | "join"} kind */
   submit(kind) {
     if (this.waiting) return;
     const name = this.name();
@@ -105,9 +146,10 @@ export class Home {
       this.fail(() => t("error.invalid_name"), "#home-name");
       return;
     }
-    const frame = { type: kind, name };
+    /** @type {import("./protocol.js").Request} */
+    let frame;
     if (kind === "join") {
-      const code = normalizeCode($("#home-code").value);
+      const code = normalizeCode(this.codeInput.value);
       if (!code) {
         this.fail(() => t("home.need_code"), "#home-code");
         return;
@@ -120,12 +162,12 @@ export class Home {
         this.render();
         return;
       }
-      frame.code = code;
+      frame = { type: "join", name, code };
     } else {
       const game = this.chosenGame();
       save("game", game);
-      frame.game = game;
-      const form = GAMES[game]?.form;
+      frame = { type: "create", name, game };
+      const form = this.forms.get(game);
       if (form) frame.options = form.read();
     }
     save("name", name);
@@ -143,28 +185,34 @@ export class Home {
     this.fail(null);
   }
 
-  /** What ``code`` opens, asked once per code (the invitation link's, or one typed). */
+  /**
+   * What ``code`` opens, asked once per code (the invitation link's, or one typed).
+   * @param {string} code
+   */
   lookUp(code) {
     if (code.length !== CODE_LENGTH || this.lookups.has(code) || !this.ctx.app.welcomed) return;
-    const entry = { state: "pending", frame: null, seen: false };
+    /** @type {Lookup} */
+    let entry = { state: "pending", frame: null, seen: false };
     this.lookups.set(code, entry);
     const id = this.ctx.request(
       { type: "lookup", code },
       (reply) => {
-        entry.state = reply.type === "invitation" ? "ok" : "error";
-        entry.frame = reply;
-        entry.receivedAt = Date.now();
-        const shown = code === normalizeCode($("#home-code").value);
+        const receivedAt = Date.now();
+        if (reply.type === "invitation") entry = { state: "ok", frame: reply, seen: entry.seen, receivedAt };
+        else if (reply.type === "error") entry = { state: "error", frame: reply, seen: entry.seen, receivedAt };
+        else return;
+        this.lookups.set(code, entry);
+        const shown = code === normalizeCode(this.codeInput.value);
         if (this.joinAfterLookup === code) {
           this.joinAfterLookup = null;
           this.waiting = false;
           // A game without table options: nothing more to see before sitting down.
-          const module = gameModule(reply.game);
+          const module = entry.state === "ok" ? gameModule(entry.frame.game) : null;
           if (entry.state === "ok" && module && !module.renderOptions) {
             this.submit("join");
             return;
           }
-          if (entry.state === "error") this.refused(reply, "lookup");
+          if (entry.state === "error") this.refused(entry.frame, "lookup");
         }
         this.render();
         if (shown && entry.state === "ok") entry.seen = true;
@@ -175,7 +223,11 @@ export class Home {
     this.renderInvitation();
   }
 
-  /** The server's refusal; a wait it names (rate_limited) counts down until it is over. */
+  /**
+   * The server's refusal; a wait it names (rate_limited) counts down until it is over.
+   * @param {import("./protocol.js").ErrorFrame} reply
+   * @param {string} kind the request it answers
+   */
   refused(reply, kind) {
     const receivedAt = Date.now();
     this.fail(() => this.ctx.errorText(reply, { request: kind, receivedAt }));
@@ -188,9 +240,13 @@ export class Home {
     }, 1000);
   }
 
+  /**
+   * @param {(() => string) | null} message the error to show (none: clear it)
+   * @param {string} [focus] where the keyboard goes to correct it
+   */
   fail(message, focus) {
     clearInterval(this.errorTimer);
-    this.errorTimer = null;
+    this.errorTimer = undefined;
     this.error = message;
     this.render();
     if (focus) $(focus).focus();
@@ -203,19 +259,19 @@ export class Home {
     show($("#home-games"), offered.length > 1);
     for (const id of GAME_ORDER) {
       const item = $(`#home-games [data-game="${id}"]`);
-      const radio = $(`#home-game-${id}`);
+      const radio = this.gameRadio(id);
       const listed = offered.includes(id);
       show(item, listed);
       radio.disabled = !games[id];
       show($(".game-off", item), listed && !games[id]);
     }
     const chosen = this.chosenGame();
-    const radio = $(`#home-game-${chosen}`);
+    const radio = this.gameRadio(chosen);
     if (radio && !radio.checked) radio.checked = true;
     for (const module of GAME_LIST) {
       if (module.optionsForm) {
         show($(module.optionsForm.root), chosen === module.id && offered.length > 0);
-        module.form?.relabel();
+        this.forms.get(module.id)?.relabel();
       }
     }
   }
@@ -231,7 +287,7 @@ export class Home {
   /** What the code in the field opens, once looked up (or why it cannot be looked up). */
   renderInvitation() {
     const box = $("#home-invitation");
-    const code = normalizeCode($("#home-code").value);
+    const code = normalizeCode(this.codeInput.value);
     const lookup = this.lookups.get(code);
     clear(box);
     box.className = "invitation";
@@ -267,7 +323,7 @@ export class Home {
     const app = this.ctx.app;
     const games = app.games;
     const known = Boolean(games);
-    const available = this.offered().some((game) => games[game]);
+    const available = this.offered().some((game) => games?.[game]);
     // R18: without the lexicon no table can be created, but the lobby still seats players at
     // tables already open (lobby.join checks no readiness): an invitee may still join.
     show($("#home-unavailable"), known && !available);
@@ -280,7 +336,9 @@ export class Home {
     $("#home-away-text").textContent = t(gameModule(load("away-game"))?.home.away ?? "home.away_text");
     if (known) this.renderGames();
     this.renderGameSpoken();
-    for (const button of document.querySelectorAll("#home-forms button")) button.disabled = this.waiting;
+    for (const button of $$("#home-forms button")) {
+      if (button instanceof HTMLButtonElement) button.disabled = this.waiting;
+    }
     $("#home-error").textContent = this.error ? this.error() : "";
     const invited = normalizeCode(invitedCode());
     if (known && invited && app.welcomed && (!app.token || app.away)) this.lookUp(invited);
@@ -313,6 +371,7 @@ function buildGameChoice() {
   const words = $("#home-words");
   for (const game of GAME_LIST) {
     const { id, key, french } = game.home.words;
+    /** @type {Record<string, string>} */
     const data = { i18n: key };
     if (french !== undefined) data.wordFr = french;
     words.append(el("p", { class: "muted", attrs: { id, hidden: true }, data }));

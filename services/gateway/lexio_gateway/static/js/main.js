@@ -1,3 +1,4 @@
+// @ts-check
 // The page: one connection, the state it keeps (seat token, table, view, log, last event
 // seen), and which screen shows. Every frame of docs/protocol.md is handled here; what a
 // game's table screen does is its module's (games.js, keyed by table.game).
@@ -13,8 +14,12 @@ import { initDialogs } from "./dialogs.js";
 import { setAttention } from "./attention.js";
 import { errorText } from "./errors.js";
 
+/** @typedef {import("./protocol.js").ServerFrame} ServerFrame */
+/** @typedef {import("./protocol.js").Reply} Reply */
+
 const PROTOCOL = 1;
 
+/** @type {import("./games.js").App} */
 const app = {
   token: load("token"),
   // The player left a game in progress on purpose: the seat (and its token) is kept, but the
@@ -29,14 +34,20 @@ const app = {
   screen: "loading",
   welcomed: false,
 };
-window.lexio = app; // for the curious (and the browser tests)
+/** @type {Window & {lexio?: import("./games.js").App}} */ (window).lexio = app; // for the curious (and the browser tests)
 
-const handlers = new Map(); // request id → function(reply)
+/** @type {Map<string, (reply: Reply) => void>} request id → what its answer is for */
+const handlers = new Map();
+/** @type {(() => void) | null} */
 let afterWelcome = null;
+/** @type {Net} */
 let net;
+/** @type {Home} */
 let home;
+/** @type {TableScreen} */
 let tableScreen;
-const controllers = {}; // game id → its table screen's controller (games.js)
+/** @type {Record<string, import("./games.js").Controller>} game id → its table screen's controller (games.js) */
+const controllers = {};
 
 /** The controller of the current table's game (null without a table, or for a game this
  *  client cannot play). */
@@ -48,6 +59,7 @@ function controller() {
 /**
  * Send a request with a fresh id; ``onReply`` gets the answer with that id (or an error).
  * Without a connection nothing is sent: null, and the player is told (unless ``quiet``).
+ * @type {import("./games.js").Context["request"]}
  */
 function request(frame, onReply, { quiet = false } = {}) {
   const id = net.nextId(frame.type[0]);
@@ -59,19 +71,25 @@ function request(frame, onReply, { quiet = false } = {}) {
   return id;
 }
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let toastTimer;
+
+/** @param {string} text */
 function toast(text) {
   const box = $("#toast");
   box.textContent = text;
   show(box, true);
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => show(box, false), 6000);
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => show(box, false), 6000);
 }
 
 // Where the keyboard lands when a screen appears (if focus was on the screen that went away).
+/** @type {Record<string, string>} */
 const FIRST_FOCUS = { home: "#home-name", table: "#copy-code" };
 for (const module of Object.values(GAMES)) FIRST_FOCUS[module.screen] = module.firstFocus;
 const SCREENS = ["loading", "home", "table", ...GAME_SCREENS];
 
+/** @param {string} name */
 function showScreen(name) {
   if (app.screen === name) return;
   const first = app.screen === "loading";
@@ -105,6 +123,7 @@ function resetTable() {
   for (const each of Object.values(controllers)) each.reset();
 }
 
+/** @param {boolean} away */
 function setAway(away) {
   app.away = away;
   save("away", away ? "1" : null);
@@ -146,7 +165,10 @@ function goHome() {
   home.render();
 }
 
-/** A new connection without a seat (this one may hold a finished table's), then ``then``. */
+/**
+ * A new connection without a seat (this one may hold a finished table's), then ``then``.
+ * @param {() => void} then
+ */
 function freshStart(then) {
   forgetSeat();
   afterWelcome = then;
@@ -154,9 +176,13 @@ function freshStart(then) {
   net.restart();
 }
 
-/** After the end, the host's new table (rematch): join it by its code with the same name. */
+/**
+ * After the end, the host's new table (rematch): join it by its code with the same name.
+ * @param {string} code
+ */
 function joinNewTable(code) {
   const name = app.table?.seats?.[app.table.you]?.name || load("name") || "";
+  /** @param {boolean} retry */
   const join = (retry) =>
     request({ type: "join", code, name }, (reply) => {
       if (reply.type !== "error") return;
@@ -166,7 +192,9 @@ function joinNewTable(code) {
         return;
       }
       goHome();
-      $("#home-code").value = code;
+      /** @type {HTMLInputElement} */
+      const codeInput = $("#home-code");
+      codeInput.value = code;
       toast(errorText(reply, { request: "join" }));
     });
   join(true);
@@ -182,9 +210,11 @@ function clearInvite() {
 
 // Frames ---------------------------------------------------------------------------------
 
+/** @param {ServerFrame} frame */
 function onFrame(frame) {
-  const handler = frame.id !== undefined ? handlers.get(frame.id) : undefined;
-  if (handler && frame.type !== "seated") handlers.delete(frame.id);
+  const id = "id" in frame ? frame.id : undefined;
+  const handler = id !== undefined ? handlers.get(id) : undefined;
+  if (handler && id !== undefined && frame.type !== "seated") handlers.delete(id);
   switch (frame.type) {
     case "welcome":
       app.welcomed = true;
@@ -249,14 +279,6 @@ function onFrame(frame) {
       app.rematch = frame;
       render();
       break;
-    case "presence":
-      if (app.table) {
-        frame.connected.forEach((connected, i) => {
-          if (app.table.seats[i]) app.table.seats[i].connected = connected;
-        });
-        render();
-      }
-      break;
     case "replaced":
       showBanner(t("conn.replaced"), t("conn.take_back"), () => net.restart());
       break;
@@ -271,6 +293,7 @@ function onFrame(frame) {
   }
 }
 
+/** @param {import("./protocol.js").TableFrame} frame */
 function onTable(frame) {
   if (app.table && app.table.table_id !== frame.table_id) resetTable();
   app.table = frame;
@@ -309,6 +332,10 @@ function enterGame() {
   controllers[module.id].update();
 }
 
+/**
+ * @param {import("./protocol.js").ErrorFrame} frame
+ * @param {((reply: Reply) => void) | undefined} handler what the request it answers waits for
+ */
 function onError(frame, handler) {
   if (frame.code === "bad_token") {
     // The seat is gone (left, or the table was closed): start afresh.
@@ -337,8 +364,14 @@ function onError(frame, handler) {
 
 // Connection banner ----------------------------------------------------------------------
 
-let bannerTimer = null;
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let bannerTimer;
 
+/**
+ * @param {string} text
+ * @param {string} [action] the button's label (none without)
+ * @param {() => void} [onAction]
+ */
 function showBanner(text, action, onAction) {
   const banner = $("#banner");
   const message = $("#banner-text");
@@ -347,7 +380,7 @@ function showBanner(text, action, onAction) {
   show(button, Boolean(action));
   if (action) {
     button.textContent = action;
-    button.onclick = onAction;
+    button.onclick = onAction ?? null;
   }
   show(banner, true);
 }
@@ -357,6 +390,7 @@ function hideBanner() {
   show($("#banner"), false);
 }
 
+/** @type {import("./net.js").NetHooks["onStatus"]} */
 function onStatus(status, detail) {
   if (status === "open") {
     hideBanner();
@@ -364,7 +398,8 @@ function onStatus(status, detail) {
   }
   if (status === "lost") {
     app.welcomed = false;
-    const until = Date.now() + (detail?.retryIn ?? 0);
+    const retryIn = typeof detail === "object" && detail ? detail.retryIn : 0;
+    const until = Date.now() + retryIn;
     const draw = () => {
       const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
       showBanner(
@@ -385,6 +420,7 @@ function onStatus(status, detail) {
 }
 
 function hello() {
+  /** @type {import("./protocol.js").HelloFrame} */
   const frame = { type: "hello", protocol: PROTOCOL };
   if (app.token && !app.away) {
     frame.token = app.token;
@@ -396,6 +432,7 @@ function hello() {
 // Language switcher ----------------------------------------------------------------------
 
 function buildSwitcher() {
+  /** @type {HTMLSelectElement} */
   const select = $("#lang");
   clear(select);
   for (const code of LANGUAGES) {
@@ -414,7 +451,9 @@ async function start() {
     buildSwitcher();
     render();
   });
-  $("#lang").addEventListener("change", (event) => setLanguage(event.target.value, { remember: true }));
+  /** @type {HTMLSelectElement} */
+  const languages = $("#lang");
+  languages.addEventListener("change", () => setLanguage(languages.value, { remember: true }));
   initDialogs();
   const ctx = { app, request, errorText, joinNewTable, goHome, toast, leaveGame, comeBack };
   home = new Home(ctx);

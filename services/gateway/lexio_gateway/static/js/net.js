@@ -1,3 +1,4 @@
+// @ts-check
 // The WebSocket to the gateway (docs/protocol.md): hello on every (re)connection, reconnect
 // with backoff, a liveness ping, and request ids.
 
@@ -6,21 +7,38 @@ const PING_EVERY = 15_000;
 const PONG_WITHIN = 10_000;
 const CLOSE_REPLACED = 4001;
 
+/** @typedef {import("./protocol.js").ClientFrame} ClientFrame */
+/** @typedef {import("./protocol.js").ServerFrame} ServerFrame */
+
+/**
+ * "lost" comes with {retryIn} (ms until the next try), "replaced" with the close code (or
+ * null).
+ * @typedef {"connecting" | "open" | "lost" | "replaced"} Status
+ */
+
+/**
+ * @typedef {object} NetHooks
+ * @property {() => import("./protocol.js").HelloFrame} hello  the hello frame to send (with
+ *   token and last_seq when the page has them)
+ * @property {(frame: ServerFrame) => void} onFrame  every frame from the server
+ * @property {(status: Status, detail?: {retryIn: number} | number | null) => void} onStatus
+ */
+
 export class Net {
-  /**
-   * @param {object} hooks
-   *   hello(): the hello frame to send (with token and last_seq when the page has them)
-   *   onFrame(frame): every frame from the server
-   *   onStatus(status, detail): "connecting" | "open" | "lost" | "replaced"
-   */
+  /** @param {NetHooks} hooks */
   constructor(hooks) {
     this.hooks = hooks;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.attempt = 0;
-    this.retryTimer = null;
-    this.pingTimer = null;
-    this.pongTimer = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.retryTimer = undefined;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.pingTimer = undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.pongTimer = undefined;
     this.counter = 0;
+    /** @type {Status} */
     this.status = "connecting";
     this.stopped = false;
     window.addEventListener("online", () => this.retryNow());
@@ -38,6 +56,7 @@ export class Net {
     return this.status === "open";
   }
 
+  /** A fresh request id (``prefix``: the request's first letter, for reading logs). */
   nextId(prefix = "r") {
     this.counter += 1;
     return `${prefix}${Date.now().toString(36)}${this.counter}`;
@@ -46,7 +65,7 @@ export class Net {
   connect() {
     this.stopped = false;
     clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    this.retryTimer = undefined;
     this._setStatus(this.attempt === 0 ? "connecting" : "lost");
     let ws;
     try {
@@ -64,6 +83,7 @@ export class Net {
     ws.addEventListener("message", (message) => {
       if (this.ws !== ws) return;
       this._alive();
+      /** @type {ServerFrame} */
       let frame;
       try {
         frame = JSON.parse(message.data);
@@ -85,7 +105,10 @@ export class Net {
     });
   }
 
-  /** Send one frame; false when there is no open connection (the caller says so). */
+  /**
+   * Send one frame; false when there is no open connection (the caller says so).
+   * @param {ClientFrame} frame
+   */
   send(frame) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN || this.status !== "open") return false;
     this.ws.send(JSON.stringify(frame));
@@ -105,6 +128,10 @@ export class Net {
     this.connect();
   }
 
+  /**
+   * @param {Status} status
+   * @param {{retryIn: number} | number | null} [detail]
+   */
   _setStatus(status, detail) {
     this.status = status;
     this.hooks.onStatus(status, detail);
@@ -114,7 +141,7 @@ export class Net {
     clearTimeout(this.retryTimer);
     clearInterval(this.pingTimer);
     clearTimeout(this.pongTimer);
-    this.retryTimer = this.pingTimer = this.pongTimer = null;
+    this.retryTimer = this.pingTimer = this.pongTimer = undefined;
     const ws = this.ws;
     this.ws = null;
     if (ws && ws.readyState <= WebSocket.OPEN) {
@@ -126,6 +153,7 @@ export class Net {
     }
   }
 
+  /** @param {number | null} code the close code, null when the socket never opened or died */
   _lost(code) {
     this._detach();
     if (this.stopped) {
@@ -151,6 +179,6 @@ export class Net {
 
   _alive() {
     clearTimeout(this.pongTimer);
-    this.pongTimer = null;
+    this.pongTimer = undefined;
   }
 }

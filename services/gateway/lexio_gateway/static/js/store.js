@@ -1,6 +1,11 @@
+// @ts-check
 // Small persistent values in localStorage (the seat's token survives a reload).
 const PREFIX = "lexio.";
 
+/**
+ * @param {string} key
+ * @returns {string | null}
+ */
 export function load(key) {
   try {
     return localStorage.getItem(PREFIX + key);
@@ -9,6 +14,10 @@ export function load(key) {
   }
 }
 
+/**
+ * @param {string} key
+ * @param {string | number | null | undefined} value null or undefined forget it
+ */
 export function save(key, value) {
   try {
     if (value === null || value === undefined) localStorage.removeItem(PREFIX + key);

@@ -1,3 +1,4 @@
+// @ts-check
 // The table before the start: its code (copy, share link), the seats in arrival order with
 // the host marked, "start" for the host once enough are seated, "leave" (R2).
 import { $, clear, el, show } from "./dom.js";
@@ -6,10 +7,15 @@ import { bdi } from "./text.js";
 import { announce } from "./announce.js";
 import { gameModule } from "./games.js";
 
+/** @param {string} code */
 export function shareLink(code) {
   return `${location.origin}/?join=${encodeURIComponent(code)}`;
 }
 
+/**
+ * @param {string} text
+ * @param {HTMLInputElement} input where the text shows (selected for the old command)
+ */
 async function copy(text, input) {
   try {
     await navigator.clipboard.writeText(text);
@@ -27,14 +33,19 @@ async function copy(text, input) {
 }
 
 export class TableScreen {
-  /** ctx: { app, request(frame, onReply), errorText(frame) } */
+  /** @param {import("./games.js").Context} ctx */
   constructor(ctx) {
     this.ctx = ctx;
+    /** @type {(() => string) | null} */
     this.error = null;
+    /** @type {string | null} what was copied last ("code" or "link") */
     this.copied = null;
-    this.heard = null; // {table, names}: who the live region last knew at this table
-    $("#copy-code").addEventListener("click", () => this.copy("code", this.ctx.app.table?.code ?? "", $("#table-code-text")));
-    $("#copy-link").addEventListener("click", () => this.copy("link", $("#share-link").value, $("#share-link")));
+    /** @type {{table: string, names: string[]} | null} who the live region last knew at this table */
+    this.heard = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.copyTimer = undefined;
+    $("#copy-code").addEventListener("click", () => this.copy("code", this.ctx.app.table?.code ?? "", this.codeText));
+    $("#copy-link").addEventListener("click", () => this.copy("link", this.linkText.value, this.linkText));
     $("#start-game").addEventListener("click", () => {
       this.error = null;
       this.ctx.request({ type: "start" }, (reply) => {
@@ -54,7 +65,20 @@ export class TableScreen {
     });
   }
 
-  /** Say who came to the table or left it since the last frame (not who was already there). */
+  /** @returns {HTMLInputElement} */
+  get codeText() {
+    return $("#table-code-text");
+  }
+
+  /** @returns {HTMLInputElement} */
+  get linkText() {
+    return $("#share-link");
+  }
+
+  /**
+   * Say who came to the table or left it since the last frame (not who was already there).
+   * @param {import("./protocol.js").TableFrame} table
+   */
   hearSeats(table) {
     const now = table.seats.map((seat) => seat.name);
     const before = this.heard?.table === table.table_id ? [...this.heard.names] : null;
@@ -69,16 +93,24 @@ export class TableScreen {
     for (const name of left) announce(tNodes("say.left_table", { name: bdi(name) }));
   }
 
-  /** A game with table options: its name, and the options everyone agreed to. */
+  /**
+   * A game with table options: its name, and the options everyone agreed to.
+   * @param {import("./protocol.js").TableFrame} table
+   */
   renderGame(table) {
     const module = gameModule(table.game);
-    const withOptions = Boolean(module?.renderOptions);
-    show($("#table-game"), withOptions);
-    if (!withOptions) return;
+    const renderOptions = module?.renderOptions;
+    show($("#table-game"), Boolean(renderOptions));
+    if (!module || !renderOptions) return;
     $("#table-game-name").textContent = t(module.name);
-    module.renderOptions($("#table-options"), table.options, { names: table.seats.map((seat) => seat.name) });
+    renderOptions($("#table-options"), table.options, { names: table.seats.map((seat) => seat.name) });
   }
 
+  /**
+   * @param {string} what "code" or "link"
+   * @param {string} text
+   * @param {HTMLInputElement} input
+   */
   async copy(what, text, input) {
     const ok = await copy(text, input);
     this.copied = ok ? what : null;
@@ -93,8 +125,8 @@ export class TableScreen {
     const table = this.ctx.app.table;
     if (!table) return;
     this.hearSeats(table);
-    $("#table-code-text").value = table.code;
-    $("#share-link").value = shareLink(table.code);
+    this.codeText.value = table.code;
+    this.linkText.value = shareLink(table.code);
     this.renderGame(table);
     const list = clear($("#seat-list"));
     table.seats.forEach((seat, index) => {
@@ -115,8 +147,10 @@ export class TableScreen {
     const hostSeat = table.seats.find((seat) => seat.host) ?? table.seats[0];
     const host = Boolean(table.seats[table.you]?.host);
     const enough = table.seats.length >= table.min_seats;
-    show($("#start-game"), host);
-    $("#start-game").disabled = !enough;
+    /** @type {HTMLButtonElement} */
+    const start = $("#start-game");
+    show(start, host);
+    start.disabled = !enough;
     const hint = clear($("#table-hint"));
     if (host) hint.append(t(enough ? "table.host_can_start" : "table.wait_players", { min: table.min_seats }));
     else hint.append(tNodes("table.wait_host", { host: bdi(hostSeat?.name ?? "") }));

@@ -1,3 +1,4 @@
+// @ts-check
 // Noughts and crosses' table screen, its controller (js/games.js): the grid, whose turn and
 // which mark you play, the players, the log (each move also said through the live region),
 // refusals, resigning and leaving, the end and its rematch. The client holds no rule: a mark
@@ -13,9 +14,52 @@ import { NoughtsBoard, cellName } from "./board.js";
 /** N1: the host, seat 0, plays X; the other seat O. */
 const MARKS = ["X", "O"];
 
+/** @typedef {import("./board.js").Cell} Cell */
+
+/**
+ * How the game ended (docs/noughts.md): a draw on a full board, or a seat's win.
+ * @typedef {{cause: "full_board", winner: null, line: Cell[], at: number}
+ *   | {cause: "line" | "resign", winner: number, line: Cell[], at: number}} Ending
+ */
+
+/**
+ * A seat's view (docs/noughts.md, "A view"): the board row by row ("", "X" or "O").
+ * @typedef {object} NoughtsView
+ * @property {number} seat
+ * @property {string} mark      yours
+ * @property {string[]} board
+ * @property {number} turn      the seat to move
+ * @property {Ending | null} ending
+ * @property {number} now
+ */
+
+/**
+ * A log entry (docs/noughts.md, "A log entry").
+ * @typedef {{number: number, at: number, kind: "mark", seat: number, cell: Cell, ending: null}
+ *   | {number: number, at: number, kind: "resign", seat: number, cell: null, ending: null}
+ *   | {number: number, at: number, kind: "result", seat: null, cell: null, ending: Ending}} NoughtsEntry
+ */
+
+/** @typedef {{kind: "refusal" | "error", text: () => string}} Message */
+
 export class NoughtsGame {
-  /** ctx: { app, request(frame, onReply, options) → id | null, errorText(frame), toast(text),
-   *  joinNewTable(code), goHome(), leaveGame() } (js/main.js) */
+  // What the screen knows of the table it shows: reset() forgets it (a new table, or none).
+  /** @type {string | null} the id of the action awaiting its answer: one mark at a time */
+  acting;
+  /** @type {Message | null} for this player only */
+  message;
+  /** @type {{message: Message | null, text: string} | null} the message last drawn */
+  shown;
+  /** @type {number | null} the last log number the live region has said (null: none at this table) */
+  heard;
+  /** @type {number | "over" | null} whose turn the live region said last ("over" once it has said the end) */
+  turnKey;
+  /** @type {string} what the end panel shows ("": not drawn) */
+  endKey;
+  /** @type {string | null} the rematch code the live region has said */
+  offered;
+
+  /** @param {import("../../games.js").Context} ctx */
   constructor(ctx) {
     this.ctx = ctx;
     this.board = new NoughtsBoard($("#noughts-board"), (row, col) => this.mark(row, col));
@@ -25,13 +69,13 @@ export class NoughtsGame {
   }
 
   reset() {
-    this.acting = null; // the id of the action awaiting its answer: one mark at a time
-    this.message = null; // {kind: "refusal" | "error", text()}: for this player only
-    this.shown = null; // the message last drawn
-    this.heard = null; // the last log number the live region has said (null: none at this table)
-    this.turnKey = null; // whose turn the live region said last ("over" once it has said the end)
+    this.acting = null;
+    this.message = null;
+    this.shown = null;
+    this.heard = null;
+    this.turnKey = null;
     this.endKey = "";
-    this.offered = null; // the rematch code the live region has said
+    this.offered = null;
     this.board.reset();
   }
 
@@ -39,8 +83,13 @@ export class NoughtsGame {
     return this.ctx.app;
   }
 
+  /** This game's view: the table's game is noughts, so the server sent its shape. */
   get view() {
-    return this.app.view;
+    return /** @type {NoughtsView | null} */ (this.app.view);
+  }
+
+  get log() {
+    return /** @type {NoughtsEntry[]} */ (this.app.log);
   }
 
   get over() {
@@ -48,9 +97,11 @@ export class NoughtsGame {
   }
 
   get myTurn() {
-    return Boolean(this.view) && !this.over && this.view.turn === this.view.seat;
+    const view = this.view;
+    return Boolean(view) && !this.over && view?.turn === view?.seat;
   }
 
+  /** @param {number} seat */
   name(seat) {
     return this.app.table?.seats?.[seat]?.name ?? MARKS[seat];
   }
@@ -73,19 +124,21 @@ export class NoughtsGame {
    *  when the page (re)opens a game. */
   hear() {
     const view = this.view;
-    const log = this.app.log;
-    const first = this.heard === null;
+    if (!view) return;
+    const log = this.log;
+    const heard = this.heard;
+    const first = heard === null;
     if (!first) {
       for (const entry of log) {
         // The result is said once, below, as the end.
-        if (entry.number > this.heard && entry.kind !== "result") announce(this.entryNode(entry));
+        if (entry.number > heard && entry.kind !== "result") announce(this.entryNode(entry));
       }
     }
     this.heard = Math.max(this.heard ?? 0, log.length ? log[log.length - 1].number : 0);
     const key = this.over ? "over" : view.turn;
     if (key === this.turnKey) return;
     this.turnKey = key;
-    if (this.over) {
+    if (view.ending) {
       announce([t("say.end_title"), " ", this.endingNode(view.ending)]);
       return;
     }
@@ -96,17 +149,21 @@ export class NoughtsGame {
 
   // Words ---------------------------------------------------------------------------------
 
+  /** @param {NoughtsEntry} entry */
   entryNode(entry) {
+    if (entry.kind === "result") return this.endingNode(entry.ending);
     const name = bdi(this.name(entry.seat));
     if (entry.kind === "mark") {
       const { row, col } = entry.cell;
       return tNodes("noughts.log.mark", { name, mark: bdi(MARKS[entry.seat]), cell: cellName(row, col) });
     }
-    if (entry.kind === "resign") return tNodes("noughts.log.resign", { name });
-    return this.endingNode(entry.ending);
+    return tNodes("noughts.log.resign", { name });
   }
 
-  /** Why the game ended and who won: "Three in a row: … Ana wins!", or a draw. */
+  /**
+   * Why the game ended and who won: "Three in a row: … Ana wins!", or a draw.
+   * @param {Ending} ending
+   */
   endingNode(ending) {
     const node = el("span");
     if (ending.cause === "full_board") {
@@ -123,6 +180,7 @@ export class NoughtsGame {
     return node;
   }
 
+  /** @param {string} reason */
   reasonText(reason) {
     const key = `noughts.reason.${reason}`;
     const text = t(key);
@@ -152,6 +210,7 @@ export class NoughtsGame {
   renderPlayers() {
     const table = this.app.table;
     const list = clear($("#noughts-players"));
+    const view = this.view;
     MARKS.forEach((mark, seat) => {
       const connected = table?.seats?.[seat]?.connected !== false;
       const item = el("li", { class: `noughts-player ${connected ? "online" : "offline"}` }, [
@@ -159,7 +218,7 @@ export class NoughtsGame {
         el("span", { class: "noughts-player-mark", text: mark, data: { mark } }),
         bdi(this.name(seat), "player-name"),
       ]);
-      if (seat === this.view.seat) item.append(el("span", { class: "badge", text: t("game.you") }));
+      if (seat === view?.seat) item.append(el("span", { class: "badge", text: t("game.you") }));
       if (!connected) item.append(el("span", { class: "badge offline-badge", text: t("seat.disconnected") }));
       list.append(item);
     });
@@ -167,7 +226,7 @@ export class NoughtsGame {
 
   renderLog() {
     const root = clear($("#noughts-log"));
-    const log = this.app.log;
+    const log = this.log;
     if (!log.length) root.append(el("li", { class: "log-empty", text: t("game.log_empty") }));
     for (const entry of log) {
       root.append(
@@ -193,7 +252,8 @@ export class NoughtsGame {
 
   renderEnd() {
     const panel = $("#noughts-end");
-    if (!this.over) {
+    const ending = this.view?.ending;
+    if (!ending) {
       show(panel, false);
       this.endKey = "";
       return;
@@ -207,10 +267,11 @@ export class NoughtsGame {
     this.endKey = key;
     show(panel, true);
     const heading = el("h2", { text: t("end.title"), attrs: { tabindex: "-1" } });
-    clear(panel).append(heading, el("p", { class: "end-winners" }, [this.endingNode(this.view.ending)]));
+    clear(panel).append(heading, el("p", { class: "end-winners" }, [this.endingNode(ending)]));
     // The shared rematch (docs/protocol.md): the host opens a new table, the other joins it.
     const actions = el("div", { class: "actions" });
     const host = this.name(0);
+    /** @type {(id: string, text: string, onClick: () => void, primary?: boolean) => HTMLButtonElement} */
     const button = (id, text, onClick, primary = false) =>
       el("button", { class: primary ? "primary" : "", text, attrs: { type: "button", id }, on: { click: onClick } });
     if (table?.you === 0) {
@@ -237,10 +298,18 @@ export class NoughtsGame {
 
   // Acting --------------------------------------------------------------------------------
 
+  /**
+   * @param {number} row
+   * @param {number} col
+   */
   mark(row, col) {
     if (this.view && !this.over) this.act({ mark: { row, col } });
   }
 
+  /**
+   * @param {import("../../protocol.js").Action} action
+   * @param {{always?: boolean}} [options] always: also while another action awaits its answer
+   */
   act(action, { always = false } = {}) {
     if (this.acting && !always) return;
     const id = this.ctx.request({ type: "act", action }, (reply) => this.replied(id, reply));
@@ -250,6 +319,10 @@ export class NoughtsGame {
     this.render();
   }
 
+  /**
+   * @param {string | null} id
+   * @param {import("../../protocol.js").Reply} reply
+   */
   replied(id, reply) {
     if (this.acting === id) this.acting = null;
     if (reply.type === "refused") this.message = { kind: "refusal", text: () => this.reasonText(reply.reason) };
@@ -259,10 +332,11 @@ export class NoughtsGame {
 
   /** N7: at any moment, also out of turn; asked first, since it ends the game. */
   async resign() {
-    if (!this.view || this.over) return;
+    const view = this.view;
+    if (!view || this.over) return;
     const ok = await confirmDialog({
       title: t("noughts.confirm.resign_title"),
-      text: t("noughts.confirm.resign_text", { name: this.name(1 - this.view.seat) }),
+      text: t("noughts.confirm.resign_text", { name: this.name(1 - view.seat) }),
       ok: t("noughts.confirm.resign_ok"),
     });
     if (ok && this.view && !this.over) this.act({ resign: {} }, { always: true });

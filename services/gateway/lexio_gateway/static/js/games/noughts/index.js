@@ -1,10 +1,12 @@
+// @ts-check
 // Noughts and crosses as the client knows it: the site's example game (docs/noughts.md), the
 // smallest complete package to copy when adding a game (docs/adding-a-game.md). js/games.js
 // says what each field is for.
 import { NoughtsGame } from "./game.js";
 
-const here = (path) => new URL(path, import.meta.url).pathname;
+const here = (/** @type {string} */ path) => new URL(path, import.meta.url).pathname;
 
+/** @type {import("../../games.js").GamePackage} */
 export const game = {
   id: "noughts",
   name: "games.noughts.name",
