@@ -22,6 +22,7 @@ PHONE: dict[str, Any] = {"width": 360, "height": 740, "touch": True}
 DEVICES = {"desktop": DESKTOP, "phone": PHONE}
 
 LOCALES = {"fr": "fr-FR", "es": "es-ES", "ar": "ar-MA", "en": "en-US"}
+LANGUAGES = ("fr", "es", "ar", "en")
 # The players' names in each language: what the turn line must hold whole.
 NAMES = {
     "fr": ("Ana", "Bruno"),
@@ -106,6 +107,14 @@ def lexio_table(
         player.wait_screen("game")
         player.wait_js("window.lexio.view !== null")
     return ana, bruno
+
+
+def switch_language(player: Player, language: str) -> None:
+    """The page's language switcher set to ``language``, the page drawn again in it."""
+    if player.js("document.documentElement.lang") != language:
+        player.page.select_option("#lang", language)
+        player.wait_js(f"document.documentElement.lang === '{language}'")
+    settle(0.15)
 
 
 def press(player: Player, selector: str) -> None:
