@@ -1,6 +1,8 @@
+// @ts-check
 // A rack's tiles as any game keeps them ([{id, …}]): shuffled, reordered, those not laid.
 
-/** Fisher–Yates, in place. */
+/** Fisher–Yates, in place.
+ *  @template T @param {T[]} items @returns {T[]} */
 export function shuffle(items) {
   for (let i = items.length - 1; i > 0; i -= 1) {
     const j = Math.floor(Math.random() * (i + 1));
@@ -12,6 +14,9 @@ export function shuffle(items) {
 /**
  * ``items`` with the one whose ``id`` is given moved before (or ``after``) the one of
  * ``targetId``, or to the end when ``targetId`` is null: a rack reordered by drag or keys.
+ * @template {{ id: number }} T
+ * @param {T[]} items @param {number} id @param {number | null} targetId @param {boolean} after
+ * @returns {T[]}
  */
 export function reorder(items, id, targetId, after) {
   if (id === targetId) return items;
@@ -24,7 +29,8 @@ export function reorder(items, id, targetId, after) {
   return rest;
 }
 
-/** The rack's tiles not laid on the board this turn (``pending`` holds what was laid). */
+/** The rack's tiles not laid on the board this turn (``pending`` holds what was laid).
+ *  @template {{ id: number }} T @param {T[]} items @param {{ id: number }[]} pending @returns {T[]} */
 export function unplaced(items, pending) {
   const placed = new Set(pending.map((p) => p.id));
   return items.filter((item) => !placed.has(item.id));

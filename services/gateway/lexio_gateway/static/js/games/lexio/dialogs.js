@@ -2,36 +2,18 @@
 import { $, clear, el } from "../../dom.js";
 import { t } from "../../i18n.js";
 import { open } from "../../dialogs.js";
+import { chooseLetter } from "../../kit/picker.js";
 import { BLANK, VALUES } from "./layout.js";
 import { tile } from "./board.js";
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 /** R15: the letter a blank stands for, or null if the player cancels. */
-export async function chooseBlankLetter() {
-  const dialog = $("#dlg-blank");
-  const grid = $("#blank-letters", dialog);
-  if (!grid.childElementCount) {
-    for (const letter of LETTERS) {
-      grid.append(
-        el("button", {
-          class: "letter-choice",
-          text: letter,
-          attrs: { type: "button" },
-          data: { letter },
-          on: { click: () => dialog.close(letter) },
-        }),
-      );
-    }
-  }
-  const letter = await open(dialog, (event) => {
-    const key = event.key.toUpperCase();
-    if (key.length === 1 && LETTERS.includes(key) && !event.ctrlKey && !event.metaKey) {
-      event.preventDefault();
-      dialog.close(key);
-    }
+export function chooseBlankLetter() {
+  return chooseLetter("#dlg-blank", "#blank-letters", {
+    letters: LETTERS,
+    fold: (key) => (key.length === 1 && LETTERS.includes(key.toUpperCase()) ? key.toUpperCase() : null),
   });
-  return LETTERS.includes(letter) && letter.length === 1 ? letter : null;
 }
 
 /** R26: the tiles to give back (letters, '?' for a blank), or null if cancelled. */

@@ -1,42 +1,57 @@
+// @ts-check
 // The game screen drawn from the game's state (game.js): board, rack, players, status, clock,
 // reserve, preview, messages, log and the end of the game.
 import { $, clear, el, show } from "../../dom.js";
 import { currentLanguage, french, t, tNodes } from "../../i18n.js";
-import { BoardView } from "./board.js";
-import { RackView } from "./rack.js";
-import { SIZE } from "./layout.js";
-import { formatSeconds, reserveNow, secondsLeft } from "../../clock.js";
-import { bdi, sayAs } from "../../text.js";
-import { pointsNode, renderEnding, renderLog, renderPlayers, seatName } from "./panels.js";
+import { GEOMETRY, tile } from "./board.js";
+import { BLANK, VALUES } from "./layout.js";
+import { formatSeconds, secondsLeft } from "../../clock.js";
+import { sayAs } from "../../text.js";
+import { logLine, pointsNode, renderEnding, renderPlayers, seatName } from "./panels.js";
 import { setAttention } from "../../attention.js";
-import { formatWait } from "../../errors.js";
 import { announce } from "../../announce.js";
+import { TileScreen } from "../../kit/screen.js";
+import { renderReserve, timeWords } from "../../kit/time.js";
 
 export const URGENT = 10; // seconds left when the clock turns red (and the live region asserts)
-const indexOf = (row, col) => row * SIZE + col;
 
-/** A refusal reason in words a player understands (R19 for unknown words). */
+/** A refusal reason in words a player understands (R19 for unknown words).
+ *  @param {string} reason */
 export function reasonText(reason) {
   const key = `reason.${reason}`;
   const text = t(key);
   return text === key ? t("reason.unspecified") : text;
 }
 
-export class GameView {
+export class GameView extends TileScreen {
+  /** @param {any} game */
   constructor(game) {
-    this.game = game;
-    this.board = new BoardView($("#board"));
-    this.rack = new RackView($("#rack"));
+    super(game, {
+      board: "#board",
+      rack: "#rack",
+      rackEmpty: "#rack-empty",
+      message: "#message",
+      log: "#log",
+      end: "#end-panel",
+      endBody: "#end-body",
+    }, {
+      geometry: GEOMETRY,
+      logLine,
+      rack: {
+        face: (item) => tile(item.letter),
+        label: (item) =>
+          item.letter === BLANK
+            ? t("tile.blank_label")
+            : t("tile.label", { letter: item.letter, points: t("points_long", { count: VALUES[item.letter] }) }),
+      },
+    });
     this.reset();
   }
 
   /** Forget what was drawn (a new table, or a new language): everything is drawn again. */
   reset() {
-    this.logKey = "";
-    this.endKey = "";
-    this.turnText = "";
-    this.messageKey = null;
-    this.previewSaid = null; // the preview last said (each change is said once)
+    this.resetScreen();
+    /** @type {string | null} */ this.previewSaid = null; // the preview last said (each change is said once)
   }
 
   render() {
@@ -56,54 +71,10 @@ export class GameView {
     this.tick();
   }
 
-  renderBoard() {
-    const g = this.game;
-    const view = g.view;
-    if (!view) return;
-    const pending = new Map(g.pending.map((p) => [indexOf(p.row, p.col), p]));
-    const last = new Set();
-    for (let i = g.app.log.length - 1; i >= 0; i -= 1) {
-      const entry = g.app.log[i];
-      if (entry.kind !== "place") continue;
-      for (const tile of entry.tiles) last.add(indexOf(tile.row, tile.col));
-      break;
-    }
-    this.board.render({
-      board: view.board,
-      pending,
-      cursor: g.over ? null : g.cursor,
-      last,
-      lang: currentLanguage(),
-    });
-  }
-
-  renderRack() {
-    const g = this.game;
-    this.rack.render(g.rackTiles(), g.selected);
-    $("#rack-empty").hidden = g.rackTiles().length > 0 || g.over;
-  }
-
-  renderLog() {
-    const g = this.game;
-    const key = `${currentLanguage()}|${g.app.log.length}|${JSON.stringify(g.app.table?.seats?.map((s) => s.name))}`;
-    if (key === this.logKey) return;
-    this.logKey = key;
-    renderLog($("#log"), g.app.log, g.app.table);
-  }
-
   renderStatus() {
     const g = this.game;
     const view = g.view;
-    const status = $("#turn-status");
-    let text;
-    if (g.over) text = t("end.title");
-    else if (g.myTurn) text = t("game.your_turn");
-    else text = t("game.turn_of", { name: seatName(g.app.table, view.turn) });
-    if (text !== this.turnText) {
-      this.turnText = text;
-      status.textContent = text;
-    }
-    status.classList.toggle("mine", g.myTurn);
+    this.renderTurnLine($("#turn-status"));
     $("#bag-count").textContent = t("bag_count", { count: view.bag_count });
     show($("#clock-box"), !g.over);
   }
@@ -133,7 +104,7 @@ export class GameView {
     }
     const words = el("span", { class: "preview-words" });
     const said = document.createDocumentFragment();
-    preview.words.forEach((word, i) => {
+    preview.words.forEach((/** @type {{ word: string, score: number }} */ word, /** @type {number} */ i) => {
       if (i > 0) {
         words.append(sayAs(t("log.separator"), t("sep.comma")));
         said.append(t("say.word_sep"));
@@ -157,7 +128,8 @@ export class GameView {
     this.sayPreview(JSON.stringify([preview.score, preview.words, preview.bingo]), spoken);
   }
 
-  /** Say a preview once per change; its disclaimer (R25) only the first time in the page. */
+  /** Say a preview once per change; its disclaimer (R25) only the first time in the page.
+   *  @param {string} key @param {string | Node} spoken */
   sayPreview(key, spoken) {
     const full = `${currentLanguage()}|${key}`;
     if (full === this.previewSaid) return;
@@ -171,23 +143,8 @@ export class GameView {
   }
 
   renderMessage() {
-    const g = this.game;
-    const box = $("#message");
-    const message = g.message;
     this.renderFeedback();
-    // #message is an alert: drawn again only when it changes, or it would be said again at
-    // every render (a presence change, each letter typed while preparing a move).
-    const hint = !message && g.pending.length > 0 && !g.myTurn && !g.over;
-    if (message ? this.messageKey === message : this.messageKey === hint) return;
-    this.messageKey = message || hint;
-    clear(box);
-    box.className = "message";
-    if (!message) {
-      if (hint) box.append(el("p", { class: "muted", text: t("game.prepare_hint") }));
-      return;
-    }
-    box.classList.add(`message-${message.kind}`);
-    for (const line of message.lines()) box.append(el("p", {}, [line]));
+    super.renderMessage();
   }
 
   /** A refusal or an error says more than the preview of the same tiles: it takes its place. */
@@ -200,11 +157,11 @@ export class GameView {
     const g = this.game;
     const playing = Boolean(g.view) && !g.over;
     const acting = Boolean(g.acting);
-    $("#btn-validate").disabled = !g.myTurn || acting || !g.pending.length;
-    $("#btn-exchange").disabled = !g.myTurn || acting || !(g.view?.bag_count > 0);
-    $("#btn-pass").disabled = !g.myTurn || acting;
-    $("#btn-recall").disabled = !g.pending.length;
-    $("#btn-shuffle").disabled = g.rackTiles().length < 2;
+    /** @type {HTMLButtonElement} */ ($("#btn-validate")).disabled = !g.myTurn || acting || !g.pending.length;
+    /** @type {HTMLButtonElement} */ ($("#btn-exchange")).disabled = !g.myTurn || acting || !(g.view?.bag_count > 0);
+    /** @type {HTMLButtonElement} */ ($("#btn-pass")).disabled = !g.myTurn || acting;
+    /** @type {HTMLButtonElement} */ ($("#btn-recall")).disabled = !g.pending.length;
+    /** @type {HTMLButtonElement} */ ($("#btn-shuffle")).disabled = g.rackTiles().length < 2;
     show($("#play-area"), playing);
     show($("#leave-box"), playing);
     $("#btn-validate").classList.toggle("busy", acting);
@@ -212,58 +169,11 @@ export class GameView {
 
   renderEnd() {
     const g = this.game;
-    const panel = $("#end-panel");
-    if (!g.over) {
-      show(panel, false);
-      this.endKey = "";
-      return;
-    }
-    const rematch = g.app.rematch;
-    const key = `${currentLanguage()}|${g.app.seq}|${rematch?.code ?? ""}|${g.app.table?.seats?.length}`;
-    if (key === this.endKey) return;
-    const first = this.endKey === "";
-    this.endKey = key;
-    show(panel, true);
-    const body = $("#end-body");
-    renderEnding(body, g.app.table, g.view);
-    const actions = el("div", { class: "actions" });
-    const host = seatName(g.app.table, 0);
-    if (g.seat === 0) {
-      actions.append(
-        el("button", {
-          class: "primary",
-          text: t("end.rematch"),
-          attrs: { type: "button", id: "btn-rematch" },
-          on: {
-            click: () =>
-              g.ctx.request({ type: "rematch" }, (frame) => {
-                if (frame.type === "error") g.ctx.toast(g.ctx.errorText(frame));
-              }),
-          },
-        }),
-      );
-    } else if (rematch) {
-      body.append(el("p", { class: "end-offer" }, [tNodes("end.rematch_offer", { host: bdi(rematch.host || host) })]));
-      actions.append(
-        el("button", {
-          class: "primary",
-          text: t("end.join_new"),
-          attrs: { type: "button", id: "btn-join-new" },
-          on: { click: () => g.ctx.joinNewTable(rematch.code) },
-        }),
-      );
-    } else {
-      body.append(el("p", { class: "muted end-offer" }, [tNodes("end.wait_host", { host: bdi(host) })]));
-    }
-    actions.append(
-      el("button", {
-        text: t("end.home"),
-        attrs: { type: "button", id: "btn-home" },
-        on: { click: () => g.ctx.goHome() },
-      }),
-    );
-    body.append(actions);
-    if (first) body.querySelector("h2")?.focus();
+    this.end.render(g, (body) => renderEnding(body, g.app.table, g.view), {
+      host: g.seat === 0,
+      hostName: seatName(g.app.table, 0),
+      ids: { rematch: "btn-rematch", joinNew: "btn-join-new", home: "btn-home" },
+    });
   }
 
   renderAttention() {
@@ -284,18 +194,11 @@ export class GameView {
       if (clock.textContent !== text) {
         clock.textContent = text;
         // "1:05" is shown; a screen reader reads "1 min 5 s" (not "one hour five").
-        $("#clock-words").textContent = left > 0 ? formatWait(left) : t("wait.seconds", { seconds: 0 });
+        $("#clock-words").textContent = timeWords(left);
       }
       clock.classList.toggle("urgent", left <= URGENT);
       g.clockTick(left);
     }
-    const box = $("#reserve");
-    const reserve = g.reserve && reserveNow(g.reserve);
-    const visible = Boolean(reserve) && !g.over && reserve.tries < g.reserve.max;
-    show(box, visible);
-    if (visible) {
-      const text = `${t("game.reserve", { tries: reserve.tries, max: g.reserve.max })} · ${t("game.reserve_next", { seconds: reserve.nextIn })}`;
-      if (box.textContent !== text) box.textContent = text;
-    }
+    renderReserve($("#reserve"), g.reserve, g.over, "game.reserve");
   }
 }

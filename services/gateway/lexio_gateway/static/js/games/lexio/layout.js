@@ -37,7 +37,7 @@ export function squareAt(row, col) {
   return LAYOUT[row * SIZE + col];
 }
 
-/** R5: letter values; a blank is worth 0. */
+/** R5: letter values; a blank is worth 0. @type {Record<string, number>} */
 export const VALUES = {
   A: 1, E: 1, I: 1, L: 1, N: 1, O: 1, R: 1, S: 1, T: 1, U: 1,
   C: 2, D: 2, M: 2, P: 2,

@@ -140,16 +140,6 @@ export function logLine(entry, table) {
   return item;
 }
 
-export function renderLog(root, log, table) {
-  clear(root);
-  if (!log.length) {
-    root.append(el("li", { class: "log-empty", text: t("game.log_empty") }));
-    return;
-  }
-  for (const entry of log) root.append(logLine(entry, table));
-  root.scrollTop = root.scrollHeight;
-}
-
 /** The end as the live region says it: the cause, the winner(s), every final score. */
 export function spokenEnding(table, view) {
   const ending = view.ending;

@@ -1,7 +1,7 @@
 // al-Mishqaq's texts of the game: who plays which side (M1), the log (M37) as it is shown
 // and as the live region says it, and the end (M33–M35). Words keep their language: the
 // Latin side's the table's list (fr, en), the Arabic side's Arabic (WCAG 3.1.2).
-import { clear, el } from "../../dom.js";
+import { el } from "../../dom.js";
 import { t, tNodes } from "../../i18n.js";
 import { bdi, sayAs } from "../../text.js";
 import { cellName, langOf, otherSide, tileNode } from "./tiles.js";
@@ -123,22 +123,15 @@ export function entryNode(entry, table, { spoken = false } = {}) {
   return line;
 }
 
-export function renderLog(root, log, table) {
-  clear(root);
-  if (!log.length) {
-    root.append(el("li", { class: "log-empty", text: t("game.log_empty") }));
-    return;
-  }
-  for (const entry of log) {
-    const item = el("li", {
-      class: `log-entry kind-${entry.kind}${entry.side ? ` side-${entry.side}` : ""}`,
-      data: { number: String(entry.number) },
-    });
-    item.append(el("span", { class: "log-num", text: String(entry.number) }));
-    item.append(el("span", { class: "log-body" }, [entryNode(entry, table)]));
-    root.append(item);
-  }
-  root.scrollTop = root.scrollHeight;
+/** One entry of the log's list: its number and its sentence (the kit's LogView draws the list). */
+export function logLine(entry, table) {
+  const item = el("li", {
+    class: `log-entry kind-${entry.kind}${entry.side ? ` side-${entry.side}` : ""}`,
+    data: { number: String(entry.number) },
+  });
+  item.append(el("span", { class: "log-num", text: String(entry.number) }));
+  item.append(el("span", { class: "log-body" }, [entryNode(entry, table)]));
+  return item;
 }
 
 /** M33–M35: why the game ended, in a sentence naming the player concerned. */

@@ -8,10 +8,11 @@ export const SIZE = 22;
 export const SIDES = ["latin", "arabic"];
 /** M4: the Latin half is cols 0–10, the Arabic half cols 11–21. */
 export const LATIN_HALF_END = 10;
-/** M5: each side's red start square; M6: the column each side races to. */
+/** M5: each side's red start square; M6: the column each side races to. @type {Record<string, [number, number]>} */
 export const RED = { latin: [10, 1], arabic: [10, 20] };
+/** @type {Record<string, number>} */
 export const TARGET = { latin: 20, arabic: 1 };
-/** M10: the tile alphabets. */
+/** M10: the tile alphabets. @type {Record<string, string>} */
 export const LETTERS = {
   latin: "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
   arabic: "ءابتةثجحخدذرزسشصضطظعغفقكلمنهوىي",
@@ -95,6 +96,8 @@ export function isLetterKey(key) {
  * A tile on screen: its primary letter large, a bilingual tile's partner small in the
  * corner (M8), a blank marked (with its declared letter once placed). The owner's colour,
  * and the script's own lang, so that each letter is drawn by a font that has it.
+ * @param {{ letter: string, partner?: string, blank?: boolean, owner: string }} tile
+ * @param {{ pending?: boolean, last?: boolean, drag?: string, index?: number }} [look]
  */
 export function tileNode(tile, { pending = false, last = false, drag, index } = {}) {
   const classes = ["mq-tile", tile.owner];

@@ -3,23 +3,15 @@
 // the log (M37) and the end (M33–M35) with both racks revealed (M12).
 import { $, clear, el, show } from "../../dom.js";
 import { currentLanguage, t, tNodes } from "../../i18n.js";
-import { formatSeconds, reserveNow } from "../../clock.js";
-import { formatWait } from "../../errors.js";
+import { formatSeconds } from "../../clock.js";
 import { setAttention } from "../../attention.js";
 import { bdi, num } from "../../text.js";
 import { load, save } from "../../store.js";
-import { MishqaqBoard, tileWords } from "./board.js";
-import { RED, SIDES, indexOf, tileNode } from "./tiles.js";
-import {
-  causeNode,
-  lastPlacement,
-  rackNode,
-  renderLog,
-  seatOfSide,
-  sideName,
-  winnerNode,
-  wordNode,
-} from "./panels.js";
+import { TileScreen } from "../../kit/screen.js";
+import { renderReserve, timeWords } from "../../kit/time.js";
+import { GEOMETRY, tileWords } from "./board.js";
+import { RED, SIDES, tileNode } from "./tiles.js";
+import { causeNode, lastPlacement, logLine, rackNode, seatOfSide, sideName, winnerNode, wordNode } from "./panels.js";
 
 /** Seconds left on the player's own clock when what is said is said at once. */
 export const URGENT = 10;
@@ -28,11 +20,27 @@ const LAST_MINUTE = 60;
 /** Cell sizes of a board wider than the screen (a phone): at least 24 px (WCAG 2.5.8). */
 const ZOOMS = [24, 30, 38];
 
-export class MishqaqView {
+export class MishqaqView extends TileScreen {
+  /** @param {any} game */
   constructor(game) {
-    this.game = game;
-    this.board = new MishqaqBoard($("#mq-board"));
-    $("#mq-rack").dataset.drop = "rack";
+    super(game, {
+      board: "#mq-board",
+      rack: "#mq-rack",
+      rackEmpty: "#mq-rack-empty",
+      message: "#mq-message",
+      log: "#mq-log",
+      end: "#mq-end",
+      endBody: "#mq-end-body",
+    }, {
+      geometry: GEOMETRY,
+      logLine,
+      rack: {
+        classes: ["mq-rack-tile"],
+        face: (item) => tileNode(item),
+        label: (item) => tileWords(item),
+        data: (item) => ({ code: item.code }),
+      },
+    });
     const saved = Number(load("mishqaq-zoom"));
     this.zoom = Number.isInteger(saved) && saved >= 0 && saved < ZOOMS.length ? saved : 1;
     $("#mq-zoom-in").addEventListener("click", () => this.setZoom(this.zoom + 1));
@@ -43,12 +51,9 @@ export class MishqaqView {
 
   /** Forget what was drawn (a new table, or, ``all`` false, a new language). */
   reset(all = true) {
-    this.logKey = "";
-    this.endKey = "";
+    this.resetScreen();
     this.clocksKey = "";
     this.pauseKey = "";
-    this.turnText = "";
-    this.messageKey = null;
     if (all) {
       this.centred = false;
       this.wasPaused = undefined;
@@ -75,8 +80,7 @@ export class MishqaqView {
 
   /** "29 min 59 s" (a reader's words for "29:59"). */
   timeWords(seconds) {
-    const whole = Math.ceil(seconds);
-    return whole > 0 ? formatWait(whole) : t("wait.seconds", { seconds: 0 });
+    return timeWords(seconds);
   }
 
   render() {
@@ -109,36 +113,6 @@ export class MishqaqView {
     const at = cell.getBoundingClientRect();
     wrap.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
     wrap.scrollTop += at.top + at.height / 2 - (box.top + box.height / 2);
-  }
-
-  renderBoard() {
-    const g = this.game;
-    const view = g.view;
-    if (!view) return;
-    const pending = new Map(g.pending.map((p) => [indexOf(p.row, p.col), p]));
-    const last = new Set();
-    const entry = lastPlacement(g.app.log);
-    for (const tile of entry?.tiles ?? []) last.add(indexOf(tile.row, tile.col));
-    // The cursor stays after the end: the final position can still be read cell by cell.
-    this.board.render({ board: view.board, pending, cursor: g.cursor, last, lang: currentLanguage() });
-  }
-
-  renderRack() {
-    const g = this.game;
-    const root = $("#mq-rack");
-    const focused = document.activeElement?.closest?.("#mq-rack .rack-tile")?.dataset.tile;
-    clear(root);
-    for (const item of g.rackTiles()) {
-      const button = el("button", {
-        class: "rack-tile mq-rack-tile",
-        attrs: { type: "button", "aria-pressed": item.id === g.selected ? "true" : "false", "aria-label": tileWords(item) },
-        data: { tile: String(item.id), code: item.code, drag: "rack", drop: "rack" },
-      });
-      button.append(tileNode(item));
-      root.append(button);
-    }
-    if (focused) root.querySelector(`[data-tile="${focused}"]`)?.focus();
-    $("#mq-rack-empty").hidden = g.rackTiles().length > 0 || g.over;
   }
 
   /** Both clocks, always in sight, Latin on the left and Arabic on the right as on the board. */
@@ -193,28 +167,9 @@ export class MishqaqView {
     }
   }
 
-  renderLog() {
-    const g = this.game;
-    const key = `${currentLanguage()}|${g.app.log.length}|${JSON.stringify(g.table?.seats?.map((s) => s.name))}`;
-    if (key === this.logKey) return;
-    this.logKey = key;
-    renderLog($("#mq-log"), g.app.log, g.table);
-  }
-
   renderStatus() {
     const g = this.game;
-    const view = g.view;
-    const status = $("#mq-turn");
-    let text;
-    if (g.over) text = t("end.title");
-    else if (g.paused) text = t("mq.status.paused", { name: sideName(g.table, view.pause.by) });
-    else if (g.myTurn) text = t("game.your_turn");
-    else text = t("game.turn_of", { name: sideName(g.table, view.turn) });
-    if (text !== this.turnText) {
-      this.turnText = text;
-      status.textContent = text;
-    }
-    status.classList.toggle("mine", g.myTurn && !g.paused);
+    this.renderTurnLine($("#mq-turn"), g.paused ? t("mq.status.paused", { name: sideName(g.table, g.view.pause.by) }) : null);
   }
 
   /** M30: both clocks stopped, the last accepted move's words as the dictionary spells them. */
@@ -273,24 +228,6 @@ export class MishqaqView {
     }
   }
 
-  renderMessage() {
-    const g = this.game;
-    const box = $("#mq-message");
-    const message = g.message;
-    // An alert: drawn again only when it changes (or it would be said again at each render).
-    const hint = !message && g.pending.length > 0 && !g.myTurn && !g.over;
-    if (message ? this.messageKey === message : this.messageKey === hint) return;
-    this.messageKey = message || hint;
-    clear(box);
-    box.className = "message";
-    if (!message) {
-      if (hint) box.append(el("p", { class: "muted", text: t("game.prepare_hint") }));
-      return;
-    }
-    box.classList.add(`message-${message.kind}`);
-    for (const line of message.lines()) box.append(el("p", {}, [line]));
-  }
-
   renderButtons() {
     const g = this.game;
     const view = g.view;
@@ -314,21 +251,20 @@ export class MishqaqView {
 
   renderEnd() {
     const g = this.game;
-    const panel = $("#mq-end");
-    if (!g.over) {
-      show(panel, false);
-      this.endKey = "";
-      return;
-    }
+    const table = g.table;
+    this.end.render(g, (root) => this.drawEnding(clear(root)), {
+      host: table?.you === 0,
+      hostName: table?.seats?.[0]?.name ?? "",
+      ids: { rematch: "mq-rematch", joinNew: "mq-join-new", home: "mq-home" },
+    });
+  }
+
+  /** M33–M35: why it ended, who won, both clocks, and both racks revealed (M12).
+   *  @param {HTMLElement} body */
+  drawEnding(body) {
+    const g = this.game;
     const view = g.view;
     const table = g.table;
-    const rematch = g.app.rematch;
-    const key = `${currentLanguage()}|${g.app.seq}|${rematch?.code ?? ""}|${table?.seats?.length}`;
-    if (key === this.endKey) return;
-    const first = this.endKey === "";
-    this.endKey = key;
-    show(panel, true);
-    const body = clear($("#mq-end-body"));
     const ending = view.ending;
     body.append(
       el("h2", { text: t("end.title"), attrs: { tabindex: "-1" } }),
@@ -358,38 +294,6 @@ export class MishqaqView {
     }
     grid.append(rows);
     body.append(el("div", { class: "table-scroll", attrs: { tabindex: "0", role: "region", "aria-label": t("end.title") } }, [grid]));
-    const actions = el("div", { class: "actions" });
-    const host = table?.seats?.[0]?.name ?? "";
-    if (table?.you === 0) {
-      actions.append(
-        el("button", {
-          class: "primary",
-          text: t("end.rematch"),
-          attrs: { type: "button", id: "mq-rematch" },
-          on: {
-            click: () =>
-              g.ctx.request({ type: "rematch" }, (frame) => {
-                if (frame.type === "error") g.ctx.toast(g.ctx.errorText(frame));
-              }),
-          },
-        }),
-      );
-    } else if (rematch) {
-      body.append(el("p", { class: "end-offer" }, [tNodes("end.rematch_offer", { host: bdi(rematch.host || host) })]));
-      actions.append(
-        el("button", {
-          class: "primary",
-          text: t("end.join_new"),
-          attrs: { type: "button", id: "mq-join-new" },
-          on: { click: () => g.ctx.joinNewTable(rematch.code) },
-        }),
-      );
-    } else {
-      body.append(el("p", { class: "muted end-offer" }, [tNodes("end.wait_host", { host: bdi(host) })]));
-    }
-    actions.append(el("button", { text: t("end.home"), attrs: { type: "button", id: "mq-home" }, on: { click: () => g.ctx.goHome() } }));
-    body.append(actions);
-    if (first) body.querySelector("h2")?.focus();
   }
 
   renderAttention() {
@@ -434,13 +338,6 @@ export class MishqaqView {
       const text = formatSeconds(Math.ceil(g.pauseLeft()));
       if (left.textContent !== text) left.textContent = text;
     }
-    const box = $("#mq-reserve");
-    const reserve = g.reserve && reserveNow(g.reserve);
-    const visible = Boolean(reserve) && !g.over && reserve.tries < g.reserve.max;
-    show(box, visible);
-    if (visible) {
-      const text = `${t("mq.reserve", { tries: reserve.tries, max: g.reserve.max })} · ${t("game.reserve_next", { seconds: reserve.nextIn })}`;
-      if (box.textContent !== text) box.textContent = text;
-    }
+    renderReserve($("#mq-reserve"), g.reserve, g.over, "mq.reserve");
   }
 }

@@ -1,0 +1,86 @@
+// @ts-check
+// The end of a game: what the host and the guests may do next (a rematch at a new table, or
+// home), under the game's own account of the end.
+import { el, show } from "../dom.js";
+import { currentLanguage, t, tNodes } from "../i18n.js";
+import { bdi } from "../text.js";
+
+/**
+ * Append the rematch offer and the actions to ``body``, the end panel's body.
+ * @param {HTMLElement} body
+ * @param {any} ctx the controller's context (request, toast, errorText, joinNewTable, goHome)
+ * @param {{ host: boolean, hostName: string, rematch: any,
+ *   ids: { rematch: string, joinNew: string, home: string } }} end whether the player is the
+ *   host, the host's name, the offer of a new table if any, the buttons' ids
+ */
+export function appendEndActions(body, ctx, { host, hostName, rematch, ids }) {
+  const actions = el("div", { class: "actions" });
+  if (host) {
+    actions.append(
+      el("button", {
+        class: "primary",
+        text: t("end.rematch"),
+        attrs: { type: "button", id: ids.rematch },
+        on: {
+          click: () =>
+            ctx.request({ type: "rematch" }, (/** @type {any} */ frame) => {
+              if (frame.type === "error") ctx.toast(ctx.errorText(frame));
+            }),
+        },
+      }),
+    );
+  } else if (rematch) {
+    body.append(el("p", { class: "end-offer" }, [tNodes("end.rematch_offer", { host: bdi(rematch.host || hostName) })]));
+    actions.append(
+      el("button", {
+        class: "primary",
+        text: t("end.join_new"),
+        attrs: { type: "button", id: ids.joinNew },
+        on: { click: () => ctx.joinNewTable(rematch.code) },
+      }),
+    );
+  } else {
+    body.append(el("p", { class: "muted end-offer" }, [tNodes("end.wait_host", { host: bdi(hostName) })]));
+  }
+  actions.append(el("button", { text: t("end.home"), attrs: { type: "button", id: ids.home }, on: { click: () => ctx.goHome() } }));
+  body.append(actions);
+}
+
+/**
+ * The end panel: hidden while the game runs; at the end drawn once per state (a language, a
+ * rematch offer, a seat), its heading focused the first time.
+ */
+export class EndPanel {
+  /** @param {HTMLElement} panel @param {HTMLElement} body */
+  constructor(panel, body) {
+    this.panel = panel;
+    this.body = body;
+    this.key = "";
+  }
+
+  reset() {
+    this.key = "";
+  }
+
+  /**
+   * @param {any} game the controller (over, app, ctx)
+   * @param {(body: HTMLElement) => void} drawEnding the game's account of the end
+   * @param {{ host: boolean, hostName: string, ids: { rematch: string, joinNew: string, home: string } }} end
+   */
+  render(game, drawEnding, end) {
+    if (!game.over) {
+      show(this.panel, false);
+      this.key = "";
+      return;
+    }
+    const app = game.app;
+    const key = `${currentLanguage()}|${app.seq}|${app.rematch?.code ?? ""}|${app.table?.seats?.length}`;
+    if (key === this.key) return;
+    const first = this.key === "";
+    this.key = key;
+    show(this.panel, true);
+    drawEnding(this.body);
+    appendEndActions(this.body, game.ctx, { ...end, rematch: app.rematch });
+    if (first) this.body.querySelector("h2")?.focus();
+  }
+}
