@@ -69,22 +69,47 @@ export function enableDrag(hooks) {
     }
   }
 
-  /** Scroll the boxes of hooks.scrollers() the pointer is near an edge of; whether any moved. */
+  /**
+   * Scroll the boxes of hooks.scrollers() the pointer is near an edge of; whether any moved.
+   * A box pans only while the pointer is over the box itself (not over what covers it, as a
+   * phone's sticky rack covers the board's bottom edge), and towards an edge only once the
+   * pointer has been inside the box away from that edge: a drag from the rack crosses the
+   * board's bottom band on its way up, and must not pan the board under the finger (D4).
+   */
   function scrollBoxes() {
     let moved = false;
     for (const node of hooks.scrollers?.() ?? []) {
       if (!node) continue;
       const box = node.getBoundingClientRect();
       if (drag.px < box.left || drag.px > box.right || drag.py < box.top || drag.py > box.bottom) continue;
+      const under = document.elementFromPoint(drag.px, drag.py);
+      if (!under || !node.contains(under)) continue;
       const edge = Math.min(BOX_EDGE, box.width / 4, box.height / 4);
-      const dx = edgeSpeed(drag.px, box.left, box.right, edge);
-      const dy = edgeSpeed(drag.py, box.top, box.bottom, edge);
+      const armed = armedEdges(node);
+      if (drag.px >= box.left + edge) armed.left = true;
+      if (drag.px <= box.right - edge) armed.right = true;
+      if (drag.py >= box.top + edge) armed.top = true;
+      if (drag.py <= box.bottom - edge) armed.bottom = true;
+      let dx = edgeSpeed(drag.px, box.left, box.right, edge);
+      let dy = edgeSpeed(drag.py, box.top, box.bottom, edge);
+      if ((dx < 0 && !armed.left) || (dx > 0 && !armed.right)) dx = 0;
+      if ((dy < 0 && !armed.top) || (dy > 0 && !armed.bottom)) dy = 0;
       if (!dx && !dy) continue;
       const before = [node.scrollLeft, node.scrollTop];
       node.scrollBy(dx, dy);
       if (node.scrollLeft !== before[0] || node.scrollTop !== before[1]) moved = true;
     }
     return moved;
+  }
+
+  /** The edges of ``node`` the pointer may pan towards in this drag (see scrollBoxes). */
+  function armedEdges(node) {
+    let armed = drag.armed.get(node);
+    if (!armed) {
+      armed = { left: false, right: false, top: false, bottom: false };
+      drag.armed.set(node, armed);
+    }
+    return armed;
   }
 
   /** While the pointer rests near an edge the page keeps scrolling, and what is under it changes. */
@@ -117,6 +142,7 @@ export function enableDrag(hooks) {
       ghost: null,
       over: null,
       scrolling: 0,
+      armed: new Map(),
     };
   });
 
