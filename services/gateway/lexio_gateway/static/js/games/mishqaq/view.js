@@ -177,8 +177,12 @@ export class MishqaqView extends TileScreen {
     const g = this.game;
     const panel = $("#mq-pause-panel");
     if (!g.paused) {
+      // The resume button goes with the panel: the keyboard stays on the pause's own button
+      // (or, when it cannot be used, on the board) rather than falling to the page (D2).
+      const hadFocus = !panel.hidden && panel.contains(document.activeElement);
       show(panel, false);
       this.pauseKey = "";
+      if (hadFocus) this.focusAfterPause();
       return;
     }
     const view = g.view;
@@ -226,6 +230,13 @@ export class MishqaqView extends TileScreen {
     } else {
       panel.append(el("p", { class: "muted" }, [tNodes("mq.pause.only_caller", { name: bdi(sideName(g.table, view.pause.by)) })]));
     }
+  }
+
+  focusAfterPause() {
+    this.renderButtons();
+    const pause = /** @type {HTMLButtonElement} */ ($("#mq-pause"));
+    if (!pause.disabled && !pause.closest("[hidden]")) pause.focus();
+    else this.game.focusCursor();
   }
 
   renderButtons() {
