@@ -396,6 +396,11 @@ export class TileEditor {
     return null;
   }
 
+  /** @param {any} _entry a log entry @returns {boolean} whether the player made it */
+  isOwnEntry(_entry) {
+    return false;
+  }
+
   /** @returns {boolean} whether the cursor is drawn after the end */
   get cursorAfterEnd() {
     return true;
@@ -703,10 +708,38 @@ export class TileEditor {
     } else if (key === "?") {
       event.preventDefault();
       this.saySummary();
+    } else if (key === "End") {
+      event.preventDefault();
+      this.jumpTo(this.lastMove()?.tiles ?? [], t("game.log_empty"));
+    } else if (key === "PageDown" || key === "PageUp") {
+      event.preventDefault();
+      this.jumpTo(this.pending, t(this.placeFirstKey), key === "PageUp");
     } else if (this.isTypingKey(key)) {
       event.preventDefault();
       this.typeLetter(key);
     }
+  }
+
+  /**
+   * The cursor to the next of ``cells`` in reading order (End: the last move's tiles;
+   * PageDown/PageUp: the tiles placed this turn, forwards/backwards), round again after the
+   * last: a player who cannot see the board finds them without walking cell by cell. Where
+   * it lands is said; ``none`` is said when there is no such cell.
+   * @param {{ row: number, col: number }[]} cells @param {string} none @param {boolean} back
+   */
+  jumpTo(cells, none, back = false) {
+    if (!this.cursor) return;
+    if (!cells.length) {
+      announce(none, { urgent: this.urgent() });
+      return;
+    }
+    const order = [...cells].sort((a, b) => a.row - b.row || a.col - b.col);
+    if (back) order.reverse();
+    const at = order.findIndex((c) => c.row === this.cursor?.row && c.col === this.cursor?.col);
+    const next = order[(at + 1) % order.length];
+    this.cursor = { ...this.cursor, row: next.row, col: next.col };
+    this.focusCursor();
+    announce(t("say.cursor", { cell: this.cellName(next.row, next.col) }), { urgent: this.urgent() });
   }
 
   /** The "?" key on the board: what a sighted player sees at a glance. */

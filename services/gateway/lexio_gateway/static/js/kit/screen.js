@@ -28,6 +28,9 @@ export class TileScreen {
     this.log = new LogView($(ids.log), look.logLine);
     this.end = new EndPanel($(ids.end), $(ids.endBody));
     this.turnText = "";
+    /** @type {number | null} the last move brought into view (its log number) */
+    this.revealed = null;
+    this.revealed = null;
   }
 
   /** Forget what was drawn (a new table, or a new language): it is all drawn again. */
@@ -40,6 +43,43 @@ export class TileScreen {
 
   renderBoard() {
     if (this.game.view) this.board.render(this.game.boardState());
+  }
+
+  /**
+   * Another player's move brought into view where the board is larger than its window (a
+   * phone): the board's own window pans to its tiles, or the page scrolls to them. Nothing
+   * moves when the tiles are in sight already (a desktop shows the whole board), for the
+   * player's own moves, or when a table (re)opens.
+   * @param {string} wrap the board's own scrolling window
+   */
+  revealLastMove(wrap) {
+    const g = this.game;
+    const entry = g.lastMove();
+    const number = entry?.number ?? 0;
+    const first = this.revealed === null;
+    if (number === this.revealed) return;
+    this.revealed = number;
+    if (first || !entry || g.isOwnEntry(entry)) return;
+    /** @type {DOMRect[]} */
+    const rects = [];
+    for (const tile of entry.tiles ?? []) {
+      const cell = this.board.cell(tile.row, tile.col);
+      if (cell) rects.push(cell.getBoundingClientRect());
+    }
+    if (!rects.length) return;
+    const top = Math.min(...rects.map((r) => r.top));
+    const bottom = Math.max(...rects.map((r) => r.bottom));
+    const left = Math.min(...rects.map((r) => r.left));
+    const right = Math.max(...rects.map((r) => r.right));
+    const pane = $(wrap);
+    if (pane && (pane.scrollWidth > pane.clientWidth || pane.scrollHeight > pane.clientHeight)) {
+      const box = pane.getBoundingClientRect();
+      if (left >= box.left && right <= box.right && top >= box.top && bottom <= box.bottom) return;
+      pane.scrollLeft += (left + right) / 2 - (box.left + box.right) / 2;
+      pane.scrollTop += (top + bottom) / 2 - (box.top + box.bottom) / 2;
+    } else if (top < 0 || bottom > window.innerHeight) {
+      window.scrollBy(0, (top + bottom) / 2 - window.innerHeight / 2);
+    }
   }
 
   renderRack() {

@@ -224,6 +224,11 @@ export class Game extends TileEditor {
     return spokenEntry(entry, this.table);
   }
 
+  /** @param {any} entry */
+  isOwnEntry(entry) {
+    return entry.seat === this.seat;
+  }
+
   currentTurnKey() {
     return `${this.view.turn}|${this.view.turn_deadline}`;
   }

@@ -69,6 +69,7 @@ export class GameView extends TileScreen {
     this.renderButtons();
     this.renderAttention();
     this.tick();
+    this.revealLastMove("#screen-game .board-wrap");
   }
 
   renderStatus() {

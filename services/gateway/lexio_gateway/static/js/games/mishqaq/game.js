@@ -308,6 +308,11 @@ export class MishqaqGame extends TileEditor {
     return entry.kind === "resign";
   }
 
+  /** @param {any} entry */
+  isOwnEntry(entry) {
+    return entry.side === this.side;
+  }
+
   moverName() {
     return sideName(this.table, this.view.turn);
   }

@@ -99,6 +99,7 @@ export class MishqaqView extends TileScreen {
     this.renderAttention();
     this.tick();
     this.centre();
+    this.revealLastMove("#mq-board-wrap");
   }
 
   /** The first time a table shows: its own red square in sight (a phone shows part of the board). */
