@@ -18,6 +18,8 @@ import { load, save } from "../../store.js";
 import { $ } from "../../dom.js";
 
 const PREVIEW_DELAY = 150; // ms after the last change
+/** clockWarned's mark of another player's last seconds (said once per turn). */
+const OTHER_LAST = -1;
 
 /** R19: every refused word named, never "does not exist"; then the reserve (R20).
  *  @param {any} frame */
@@ -252,7 +254,11 @@ export class Game extends TileEditor {
   /** Four times a second on the player's own turn: warn at 30 and 10 seconds left (R28).
    *  @param {number} left */
   clockTick(left) {
-    if (!this.myTurn || left <= 0) return;
+    if (!this.myTurn) {
+      this.otherClockTick(left);
+      return;
+    }
+    if (left <= 0) return;
     if (left <= URGENT && !this.clockWarned.has(URGENT)) {
       this.clockWarned.add(URGENT).add(30);
       announce(t("say.clock", { count: left }), { urgent: true });
@@ -260,6 +266,17 @@ export class Game extends TileEditor {
       this.clockWarned.add(30);
       announce(t("say.clock", { count: left }));
     }
+  }
+
+  /**
+   * Another player's turn in its last seconds (R28: then the table passes for them): said
+   * once per turn, politely, so that a player waiting knows the turn is about to come round.
+   * @param {number} left
+   */
+  otherClockTick(left) {
+    if (this.over || !this.view || left <= 0 || left > URGENT || this.clockWarned.has(OTHER_LAST)) return;
+    this.clockWarned.add(OTHER_LAST);
+    announce([tNodes("say.turn_of", { name: bdi(this.moverName()) }), " ", t("say.seconds_left", { count: left })]);
   }
 
   /** The "?" key on the board: time left, the rack, the scores, the bag. */

@@ -16,6 +16,8 @@ import { entryNode, sideName, spokenEnding, wordNode } from "./panels.js";
 import { tileWords } from "./board.js";
 import { MishqaqView, URGENT } from "./view.js";
 
+/** The other side's last minute (said once per game). */
+const LAST_MINUTE = 60;
 /** Own clock warnings (M28), in seconds left: said once each per game. */
 const WARNINGS = [300, 60, URGENT];
 /** M11, M35: a rack holds at most 12 tiles; a pass then draws nothing. */
@@ -344,6 +346,21 @@ export class MishqaqGame extends TileEditor {
     const seconds = Math.ceil(left);
     if (lowest <= URGENT) announce(t("say.clock", { count: seconds }), { urgent: true });
     else announce(t("mq.say.clock_minutes", { count: Math.max(1, Math.floor(seconds / 60)) }));
+  }
+
+  /**
+   * The other side's clock in its last minute (M29: at 0 the game ends, and the player
+   * wins): said once per game, politely.
+   * @param {number} left
+   */
+  otherClockTick(left) {
+    if (this.myTurn || this.paused || this.over || left <= 0 || left > LAST_MINUTE || this.warned.has(-LAST_MINUTE)) return;
+    this.warned.add(-LAST_MINUTE);
+    const name = bdi(sideName(this.table, otherSide(this.side)));
+    const key = "mq.say.other_last_minute";
+    // The catalog's own sentence once it has one; until then the clock's line of "?" says it.
+    if (t(key) !== key) announce(tNodes(key, { name }));
+    else announce(tNodes("mq.say.bank", { name, time: this.ui.timeWords(left) }));
   }
 
   /** The "?" key on the board: both clocks, the rack, the bags. */

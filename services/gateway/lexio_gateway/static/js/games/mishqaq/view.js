@@ -344,6 +344,7 @@ export class MishqaqView extends TileScreen {
       const running = !g.over && !g.paused && view.turn === side;
       card.classList.toggle("urgent", running && left <= LAST_MINUTE);
       if (side === g.side) g.clockTick(left);
+      else if (running) g.otherClockTick(left);
     }
     const left = $("#mq-pause-panel .mq-pause-left");
     if (left) {
