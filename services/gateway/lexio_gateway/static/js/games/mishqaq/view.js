@@ -6,8 +6,8 @@ import { currentLanguage, t, tNodes } from "../../i18n.js";
 import { formatSeconds } from "../../clock.js";
 import { setAttention } from "../../attention.js";
 import { bdi, num } from "../../text.js";
-import { load, save } from "../../store.js";
 import { TileScreen } from "../../kit/screen.js";
+import { Zoom } from "../../kit/zoom.js";
 import { renderReserve, timeWords } from "../../kit/time.js";
 import { GEOMETRY, tileWords } from "./board.js";
 import { RED, SIDES, tileNode } from "./tiles.js";
@@ -17,8 +17,6 @@ import { causeNode, lastPlacement, logLine, rackNode, seatOfSide, sideName, winn
 export const URGENT = 10;
 /** The running clock turns red in its last minute. */
 const LAST_MINUTE = 60;
-/** Cell sizes of a board wider than the screen (a phone): at least 24 px (WCAG 2.5.8). */
-const ZOOMS = [24, 30, 38];
 
 export class MishqaqView extends TileScreen {
   /** @param {any} game */
@@ -41,11 +39,15 @@ export class MishqaqView extends TileScreen {
         data: (item) => ({ code: item.code }),
       },
     });
-    const saved = Number(load("mishqaq-zoom"));
-    this.zoom = Number.isInteger(saved) && saved >= 0 && saved < ZOOMS.length ? saved : 1;
-    $("#mq-zoom-in").addEventListener("click", () => this.setZoom(this.zoom + 1));
-    $("#mq-zoom-out").addEventListener("click", () => this.setZoom(this.zoom - 1));
-    this.setZoom(this.zoom);
+    // Cell sizes of a board wider than the screen (a phone): at least 24 px (WCAG 2.5.8);
+    // the largest also on a desktop, where the board otherwise fits its box.
+    this.zoom = new Zoom(
+      { board: "#mq-board", zoomIn: "#mq-zoom-in", zoomOut: "#mq-zoom-out", storeKey: "mishqaq-zoom", levels: 3, start: 1 },
+      () => {
+        const cursor = this.game?.cursor;
+        return cursor ? this.board.cell(cursor.row, cursor.col) : null;
+      },
+    );
     this.reset();
   }
 
@@ -58,17 +60,6 @@ export class MishqaqView extends TileScreen {
       this.centred = false;
       this.wasPaused = undefined;
     }
-  }
-
-  setZoom(level) {
-    this.zoom = Math.max(0, Math.min(ZOOMS.length - 1, level));
-    save("mishqaq-zoom", String(this.zoom));
-    const board = $("#mq-board");
-    for (let i = 0; i < ZOOMS.length; i += 1) board.classList.toggle(`zoom-${i}`, i === this.zoom);
-    $("#mq-zoom-in").disabled = this.zoom === ZOOMS.length - 1;
-    $("#mq-zoom-out").disabled = this.zoom === 0;
-    const cursor = this.game?.cursor;
-    if (cursor) this.board.cell(cursor.row, cursor.col)?.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
 
   /** A refusal reason in words a player understands (M24 for unknown words). */
