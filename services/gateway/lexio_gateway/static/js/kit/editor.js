@@ -11,6 +11,7 @@ import { enableDrag } from "../drag.js";
 import { confirmDialog } from "../dialogs.js";
 import { announce } from "../announce.js";
 import { bdi } from "../text.js";
+import { finishedGame, openHelpOnFirstGame } from "./firstgame.js";
 
 /**
  * @typedef {{ id: number, letter: string, blank?: boolean, [field: string]: any }} RackItem
@@ -19,7 +20,8 @@ import { bdi } from "../text.js";
  * @typedef {{ kind: string, reason?: string, lines: () => Array<string | Node> }} Message
  * @typedef {{ tries: number, max: number, nextIn: number, at: number }} Reserve
  * @typedef {{ board: string, rack: string, shuffle: string, recall: string, validate: string,
- *   screen: string, leave: string }} EditorIds
+ *   screen: string, leave: string, help: string, game: string }} EditorIds where the screen
+ *   keeps its parts (help: its help's <details>), and the game's id
  */
 
 /** The keys that move the cursor on the board, as (row, col) steps. */
@@ -84,6 +86,7 @@ export class TileEditor {
     // What the live region has said of this table: the last log entry, whose turn.
     this.heardNumber = null;
     this.turnKey = null;
+    openHelpOnFirstGame(this.ids.help, this.ids.game);
   }
 
   get app() {
@@ -478,6 +481,7 @@ export class TileEditor {
     this.turnKey = key;
     this.turnChanged();
     if (this.over) {
+      finishedGame(this.ids.game);
       announce(this.spokenEnding());
       return;
     }

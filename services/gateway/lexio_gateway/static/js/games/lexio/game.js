@@ -42,6 +42,8 @@ export class Game extends TileEditor {
       recall: "#btn-recall",
       validate: "#btn-validate",
       screen: "#screen-game",
+      help: "#screen-game .help-box details",
+      game: "lexio",
       leave: "#btn-leave-game",
     });
     this.noteSaid = false; // the preview's disclaimer is said once (gameview.js)

@@ -38,6 +38,8 @@ export class MishqaqGame extends TileEditor {
       recall: "#mq-recall",
       validate: "#mq-validate",
       screen: "#screen-mishqaq",
+      help: "#screen-mishqaq .help-box details",
+      game: "mishqaq",
       leave: "#mq-leave",
     });
     this.viewAt = 0; // local seconds when the view arrived (its banks count from then)
