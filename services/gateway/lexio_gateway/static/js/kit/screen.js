@@ -60,13 +60,21 @@ export class TileScreen {
     if (number === this.revealed) return;
     this.revealed = number;
     if (first || !entry || g.isOwnEntry(entry)) return;
-    /** @type {DOMRect[]} */
-    const rects = [];
+    /** @type {HTMLElement[]} */
+    const cells = [];
     for (const tile of entry.tiles ?? []) {
       const cell = this.board.cell(tile.row, tile.col);
-      if (cell) rects.push(cell.getBoundingClientRect());
+      if (cell) cells.push(cell);
     }
-    if (!rects.length) return;
+    // In sight: the cell itself is what the page shows at its centre (not a sticky rack or
+    // clocks over it, not outside the board's window or the screen).
+    const seen = (/** @type {HTMLElement} */ cell) => {
+      const r = cell.getBoundingClientRect();
+      const under = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return under !== null && cell.contains(under);
+    };
+    if (!cells.length || cells.every(seen)) return;
+    const rects = cells.map((cell) => cell.getBoundingClientRect());
     const top = Math.min(...rects.map((r) => r.top));
     const bottom = Math.max(...rects.map((r) => r.bottom));
     const left = Math.min(...rects.map((r) => r.left));
@@ -74,10 +82,9 @@ export class TileScreen {
     const pane = $(wrap);
     if (pane && (pane.scrollWidth > pane.clientWidth || pane.scrollHeight > pane.clientHeight)) {
       const box = pane.getBoundingClientRect();
-      if (left >= box.left && right <= box.right && top >= box.top && bottom <= box.bottom) return;
       pane.scrollLeft += (left + right) / 2 - (box.left + box.right) / 2;
       pane.scrollTop += (top + bottom) / 2 - (box.top + box.bottom) / 2;
-    } else if (top < 0 || bottom > window.innerHeight) {
+    } else {
       window.scrollBy(0, (top + bottom) / 2 - window.innerHeight / 2);
     }
   }
