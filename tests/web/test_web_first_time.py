@@ -36,6 +36,7 @@ from web_kit import (
     font_sizes,
     line_is_cut,
     mishqaq_table,
+    pan_into_sight,
     pending_cells,
     press,
     rack_keys,
@@ -46,7 +47,6 @@ from web_mishqaq import (
     bot,
     cell,
     mishqaq_gateway,
-    pan_to,
     place,
     play_turn,
     rack_tile,
@@ -93,13 +93,14 @@ def test_d4_a_finger_drag_from_the_rack_lands_on_the_aimed_cell_rows_1_11_22(
     assert_no_axe_violations(bruno, "al-Mishqaq, own turn (ar, phone)")
     landed: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for row, col in AIMED:
-        pan_to(bruno, row, col)
+        pan_into_sight(bruno, cell(bruno, row, col), MISHQAQ["board_window"])
         settle(0.2)
         finger_drag(bruno, rack_tile(bruno, "ع"), cell(bruno, row, col))
         settle(0.3)
         landed[(row, col)] = pending_cells(bruno, MISHQAQ["pending"])
-        press(bruno, MISHQAQ["recall"])
-        bruno.wait_js(f"document.querySelectorAll('{MISHQAQ['pending']}').length === 0")
+        if landed[(row, col)]:  # back to the rack for the next drag
+            press(bruno, MISHQAQ["recall"])
+            bruno.wait_js(f"document.querySelectorAll('{MISHQAQ['pending']}').length === 0")
     wrong = {aimed: got for aimed, got in landed.items() if got != [aimed]}
     assert not wrong, f"aimed cell (row, col) → where the tile landed: {wrong}"
 
@@ -156,7 +157,7 @@ def test_d6_partner_letters_and_labels_are_legible_and_the_end_board_keeps_its_s
     ana, bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=PHONE)
     # Each places a bilingual tile (not played): its partner letter on the board.
     place_tile(ana, LATIN_BILINGUAL, 10, 3, "click")
-    pan_to(bruno, 10, 18)
+    pan_into_sight(bruno, cell(bruno, 10, 18), MISHQAQ["board_window"])
     place_tile(bruno, ARABIC_BILINGUAL, 10, 18, "tap")
     small: dict[str, list[float]] = {}
     for device, player in (("desktop", ana), ("phone", bruno)):
@@ -275,7 +276,7 @@ def test_d1_the_blank_letter_picker_reads_in_its_script_direction(
     for player, how, want in ((ana, "click", "ltr"), (bruno, "tap", "rtl")):
         row, col = (10, 3) if player is ana else (10, 18)
         if player is bruno:
-            pan_to(player, row, col)
+            pan_into_sight(player, cell(player, row, col), MISHQAQ["board_window"])
         tile, target = rack_tile(player, "?"), cell(player, row, col)
         if how == "tap":
             tile.tap()
@@ -363,7 +364,7 @@ def test_on_a_phone_the_labels_of_the_cells_in_sight_stay_in_sight(
     _ana, bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=PHONE)
     missing = {}
     for row, col in ((0, 0), (21, 0), (0, 21), (21, 21)):
-        pan_to(bruno, row, col)
+        pan_into_sight(bruno, cell(bruno, row, col), MISHQAQ["board_window"])
         settle(0.2)
         columns = bruno.page.evaluate(LABELS_IN_SIGHT, f"{MISHQAQ['board']} .col-label")
         rows = bruno.page.evaluate(LABELS_IN_SIGHT, f"{MISHQAQ['board']} .row-label")
@@ -396,7 +397,7 @@ def test_on_a_phone_the_opponents_move_is_brought_into_view(
     phone (inside the board's window, not under the rack or the clocks)."""
     gateway = gateway_for(gateway_factory, two_games_lobby)
     ana, bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=PHONE)
-    pan_to(bruno, 10, 20)
+    pan_into_sight(bruno, cell(bruno, 10, 20), MISHQAQ["board_window"])
     press(bruno, "#mq-pass")
     for player in (ana, bruno):
         player.wait_log(2)

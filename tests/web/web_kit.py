@@ -50,6 +50,7 @@ MISHQAQ = {
     "cell": "#mq-board .cell",
     "end": "#mq-end",
     "message": "#mq-message",
+    "board_window": "#mq-board-wrap",
 }
 LEXIO = {
     "turn": "#turn-status",
@@ -160,15 +161,60 @@ def finger_drag(player: Player, source: Locator, target: Locator, steps: int = 1
         cdp.detach()
 
 
+TOUCHABLE = """(node) => {
+  const box = node.getBoundingClientRect();
+  const x = box.left + box.width / 2, y = box.top + box.height / 2;
+  if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return false;
+  const hit = document.elementFromPoint(x, y);
+  return hit !== null && node.contains(hit);
+}"""
+
+
 def in_viewport(player: Player, locator: Locator) -> bool:
-    """Whether the element's centre is inside the window (where a finger can touch it)."""
-    box = locator.bounding_box()
-    size = player.page.viewport_size
-    assert size is not None
-    if box is None:
-        return False
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    return 0 <= x <= size["width"] and 0 <= y <= size["height"]
+    """Whether the element's centre is on the screen and not covered by anything (where a
+    finger can touch it)."""
+    touchable: bool = locator.evaluate(TOUCHABLE)
+    return touchable
+
+
+PAN_INTO_SIGHT = """([node, wrapSelector]) => {
+  const wrap = document.querySelector(wrapSelector);
+  const box = wrap.getBoundingClientRect();
+  const shown = (x, y) => {
+    const hit = document.elementFromPoint(x, y);
+    return hit !== null && wrap.contains(hit);
+  };
+  // What the board's window really shows: where a point hits the board, not the sticky
+  // clocks or rack laid over it, nor outside the screen.
+  const x = Math.min(Math.max(box.left + box.width / 2, 1), innerWidth - 1);
+  const ys = [];
+  for (let y = Math.max(0, box.top); y < Math.min(innerHeight, box.bottom); y += 2) {
+    if (shown(x, y)) ys.push(y);
+  }
+  const y = ys.length ? (ys[0] + ys[ys.length - 1]) / 2 : box.top + box.height / 2;
+  const xs = [];
+  for (let at = Math.max(0, box.left); at < Math.min(innerWidth, box.right); at += 2) {
+    if (shown(at, y)) xs.push(at);
+  }
+  const middle = xs.length ? (xs[0] + xs[xs.length - 1]) / 2 : x;
+  const cell = node.getBoundingClientRect();
+  wrap.scrollLeft += cell.left + cell.width / 2 - middle;
+  wrap.scrollTop += cell.top + cell.height / 2 - y;
+}"""
+
+
+def pan_into_sight(player: Player, target: Locator, wrap: str) -> None:
+    """A phone's player panning to a cell: the page at its top, the board's own window
+    (``wrap``) panned so that ``target`` is in the middle of what it shows between the sticky
+    parts of the screen (or as near as the board's edges let it); if the cell is still hidden,
+    the page scrolled too, as a thumb would, and the board's window panned again."""
+    player.js("window.scrollTo(0, 0)")
+    handle = target.element_handle()
+    assert handle is not None
+    player.page.evaluate(PAN_INTO_SIGHT, [handle, wrap])
+    if not in_viewport(player, target):
+        target.evaluate("(node) => node.scrollIntoView({ block: 'center', inline: 'nearest' })")
+        player.page.evaluate(PAN_INTO_SIGHT, [handle, wrap])
 
 
 PENDING_CELLS = """(selector) => [...document.querySelectorAll(selector)].map((tile) => {
