@@ -1,3 +1,4 @@
+// @ts-check
 // Drag and drop with pointer events (mouse, touch and pen alike). A press that does not move
 // stays a click, so click-then-click placing keeps working.
 const THRESHOLD = 6; // pixels
@@ -20,13 +21,15 @@ function visibleTop() {
 }
 
 /** How fast to scroll a box along one axis with the pointer at ``at`` (within ``edge`` of
- *  its ``low`` or ``high`` side: towards that side). */
+ *  its ``low`` or ``high`` side: towards that side).
+ *  @param {number} at @param {number} low @param {number} high @param {number} edge */
 function edgeSpeed(at, low, high, edge) {
   if (at < low + edge) return -Math.ceil(MAX_SPEED * Math.min(1, (low + edge - at) / edge));
   if (at > high - edge) return Math.ceil(MAX_SPEED * Math.min(1, (at - (high - edge)) / edge));
   return 0;
 }
 
+/** @param {number} y */
 function scrollSpeed(y) {
   const top = visibleTop() + EDGE;
   const bottom = window.innerHeight - EDGE;
@@ -42,7 +45,19 @@ function scrollSpeed(y) {
  * than a phone) and scroll, both ways, while the pointer rests near their edges;
  * hooks.pageScroll (default true): whether the page itself scrolls near the window's edges.
  */
+/**
+ * @typedef {{ canDrag: (source: HTMLElement) => boolean,
+ *   onDrop: (source: HTMLElement, target: HTMLElement | null, event: PointerEvent) => void,
+ *   scrollers?: () => (Element | null)[], pageScroll?: boolean }} DragHooks
+ * @typedef {{ left: boolean, right: boolean, top: boolean, bottom: boolean }} Armed
+ * @typedef {{ source: HTMLElement, x: number, y: number, px: number, py: number,
+ *   pointer: number, ghost: HTMLElement | null, over: HTMLElement | null, scrolling: number,
+ *   armed: Map<Element, Armed> }} Drag
+ */
+
+/** @param {DragHooks} hooks */
 export function enableDrag(hooks) {
+  /** @type {Drag | null} */
   let drag = null;
   let suppressClick = false;
 
@@ -55,12 +70,15 @@ export function enableDrag(hooks) {
     drag = null;
   }
 
+  /** @param {number} x @param {number} y @returns {HTMLElement | null} */
   function targetAt(x, y) {
     const under = document.elementFromPoint(x, y);
-    return under ? under.closest("[data-drop]") : null;
+    const target = under ? under.closest("[data-drop]") : null;
+    return target instanceof HTMLElement ? target : null;
   }
 
   function hover() {
+    if (!drag) return;
     const over = targetAt(drag.px, drag.py);
     if (over !== drag.over) {
       drag.over?.classList.remove("drop-over");
@@ -78,6 +96,7 @@ export function enableDrag(hooks) {
    */
   function scrollBoxes() {
     let moved = false;
+    if (!drag) return moved;
     for (const node of hooks.scrollers?.() ?? []) {
       if (!node) continue;
       const box = node.getBoundingClientRect();
@@ -85,7 +104,7 @@ export function enableDrag(hooks) {
       const under = document.elementFromPoint(drag.px, drag.py);
       if (!under || !node.contains(under)) continue;
       const edge = Math.min(BOX_EDGE, box.width / 4, box.height / 4);
-      const armed = armedEdges(node);
+      const armed = armedEdges(node, drag);
       if (drag.px >= box.left + edge) armed.left = true;
       if (drag.px <= box.right - edge) armed.right = true;
       if (drag.py >= box.top + edge) armed.top = true;
@@ -102,8 +121,9 @@ export function enableDrag(hooks) {
     return moved;
   }
 
-  /** The edges of ``node`` the pointer may pan towards in this drag (see scrollBoxes). */
-  function armedEdges(node) {
+  /** The edges of ``node`` the pointer may pan towards in this drag (see scrollBoxes).
+   *  @param {Element} node @param {Drag} drag @returns {Armed} */
+  function armedEdges(node, drag) {
     let armed = drag.armed.get(node);
     if (!armed) {
       armed = { left: false, right: false, top: false, bottom: false };
@@ -130,8 +150,8 @@ export function enableDrag(hooks) {
 
   document.addEventListener("pointerdown", (event) => {
     if (event.button !== 0 || drag) return;
-    const source = event.target.closest("[data-drag]");
-    if (!source || !hooks.canDrag(source)) return;
+    const source = event.target instanceof Element ? event.target.closest("[data-drag]") : null;
+    if (!(source instanceof HTMLElement) || !hooks.canDrag(source)) return;
     drag = {
       source,
       x: event.clientX,
@@ -153,10 +173,11 @@ export function enableDrag(hooks) {
       if (!drag.ghost) {
         if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < THRESHOLD) return;
         const face = drag.source.classList.contains("tile") ? drag.source : drag.source.querySelector(".tile");
-        drag.ghost = (face || drag.source).cloneNode(true);
-        drag.ghost.classList.add("drag-ghost");
-        drag.ghost.removeAttribute("data-drag");
-        document.body.append(drag.ghost);
+        const ghost = /** @type {HTMLElement} */ ((face || drag.source).cloneNode(true));
+        ghost.classList.add("drag-ghost");
+        ghost.removeAttribute("data-drag");
+        document.body.append(ghost);
+        drag.ghost = ghost;
         drag.source.classList.add("dragging");
       }
       event.preventDefault();
