@@ -1,3 +1,4 @@
+// @ts-check
 // What a screen reader says without the focus moving: two live regions of index.html,
 // #live-polite and #live-assertive (the last seconds of the player's own turn).
 //
@@ -10,7 +11,9 @@ import { $, el } from "./dom.js";
 
 const DELAY = 120; // ms
 const KEEP = 4;
+/** @type {Record<string, HTMLElement[]>} */
 const pending = { polite: [], assertive: [] };
+/** @type {ReturnType<typeof setTimeout> | null} */
 let timer = null;
 
 function flush() {
@@ -26,19 +29,21 @@ function flush() {
     parts.length = 0;
     if (!region) continue;
     region.append(paragraph);
-    while (region.childElementCount > KEEP) region.firstElementChild.remove();
+    while (region.childElementCount > KEEP) region.firstElementChild?.remove();
   }
 }
 
 /**
  * Say ``content`` (a string, a Node, or a list of them) politely, or at once when
  * ``urgent`` (the assertive region).
+ * @param {string | Node | null | undefined | Array<string | Node | null | undefined>} content
+ * @param {{ urgent?: boolean }} [options]
  */
 export function announce(content, { urgent = false } = {}) {
   const parts = Array.isArray(content) ? content : [content];
   const span = el("span");
   for (const part of parts) if (part !== null && part !== undefined && part !== "") span.append(part);
-  if (!span.textContent.trim()) return;
+  if (!span.textContent?.trim()) return;
   pending[urgent ? "assertive" : "polite"].push(span);
   if (timer === null) timer = setTimeout(flush, DELAY);
 }

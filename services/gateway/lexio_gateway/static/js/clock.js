@@ -1,3 +1,4 @@
+// @ts-check
 // Server time (welcome.server_time) and the countdowns drawn from it: the turn clock (R28)
 // and the reserve's next try (R20).
 
@@ -6,6 +7,7 @@ const RESERVE_PERIOD = 15;
 
 let offset = 0; // server seconds minus local seconds
 
+/** @param {number} serverTime */
 export function syncServerTime(serverTime) {
   offset = serverTime - Date.now() / 1000;
 }
@@ -18,11 +20,13 @@ export function serverNow() {
 // without this margin a fresh 120 s turn could show 2:01 for an instant.
 const MARGIN = 0.15;
 
-/** Whole seconds left until ``deadline`` (server Unix seconds), never negative. */
+/** Whole seconds left until ``deadline`` (server Unix seconds), never negative.
+ *  @param {number} deadline */
 export function secondsLeft(deadline) {
   return Math.max(0, Math.ceil(deadline - serverNow() - MARGIN));
 }
 
+/** @param {number} total */
 export function formatSeconds(total) {
   const minutes = Math.floor(total / 60);
   const seconds = total % 60;
@@ -32,6 +36,7 @@ export function formatSeconds(total) {
 /**
  * The reserve now, from what the server said at ``at`` (local seconds): tries and seconds
  * until the next one, counting one regained try every RESERVE_PERIOD seconds.
+ * @param {{ tries: number, max: number, nextIn: number, at: number }} reserve
  */
 export function reserveNow(reserve) {
   const { tries, max, nextIn, at } = reserve;

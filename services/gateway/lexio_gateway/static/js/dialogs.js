@@ -1,12 +1,15 @@
+// @ts-check
 // Modal dialogs (<dialog>): opening one and waiting for its answer, and the one question
 // every game asks (a confirmation). A game's own dialogs are in its markup and its modules.
 import { $ } from "./dom.js";
 
-/** Show ``dialog`` modally; resolves with its return value once closed (``onKey``: its keys). */
+/** Show ``dialog`` modally; resolves with its return value once closed (``onKey``: its keys).
+ *  @param {HTMLDialogElement} dialog @param {(event: KeyboardEvent) => void} [onKey]
+ *  @returns {Promise<string>} */
 export function open(dialog, onKey) {
   return new Promise((resolve) => {
     dialog.returnValue = "";
-    const keys = (event) => onKey?.(event);
+    const keys = (/** @type {KeyboardEvent} */ event) => onKey?.(event);
     dialog.addEventListener("keydown", keys);
     dialog.addEventListener(
       "close",
@@ -20,9 +23,10 @@ export function open(dialog, onKey) {
   });
 }
 
-/** A yes/no question; resolves true when confirmed. */
+/** A yes/no question; resolves true when confirmed.
+ *  @param {{ title: string, text: string, ok: string }} question */
 export async function confirmDialog({ title, text, ok }) {
-  const dialog = $("#dlg-confirm");
+  const dialog = /** @type {HTMLDialogElement} */ ($("#dlg-confirm"));
   $("#confirm-title", dialog).textContent = title;
   $("#confirm-text", dialog).textContent = text;
   $("#confirm-ok", dialog).textContent = ok;
@@ -38,7 +42,7 @@ export async function confirmDialog({ title, text, ok }) {
  */
 export function initDialogs() {
   document.addEventListener("click", (event) => {
-    const button = event.target.closest?.("dialog [data-close]");
-    if (button) button.closest("dialog").close(button.dataset.close);
+    const button = event.target instanceof Element ? event.target.closest("dialog [data-close]") : null;
+    if (button instanceof HTMLElement) button.closest("dialog")?.close(button.dataset.close);
   });
 }

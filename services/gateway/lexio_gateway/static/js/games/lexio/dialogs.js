@@ -1,3 +1,4 @@
+// @ts-check
 // Lexio's own dialogs: a blank's letter (R15) and the tiles to exchange (R26).
 import { $, clear, el } from "../../dom.js";
 import { t } from "../../i18n.js";
@@ -16,11 +17,12 @@ export function chooseBlankLetter() {
   });
 }
 
-/** R26: the tiles to give back (letters, '?' for a blank), or null if cancelled. */
+/** R26: the tiles to give back (letters, '?' for a blank), or null if cancelled.
+ *  @param {string} rack @param {number} bagCount */
 export async function chooseExchange(rack, bagCount) {
-  const dialog = $("#dlg-exchange");
+  const dialog = /** @type {HTMLDialogElement} */ ($("#dlg-exchange"));
   const list = $("#exchange-tiles", dialog);
-  const okButton = $("#exchange-ok", dialog);
+  const okButton = /** @type {HTMLButtonElement} */ ($("#exchange-ok", dialog));
   const note = $("#exchange-note", dialog);
   clear(list);
   const chosen = new Set();

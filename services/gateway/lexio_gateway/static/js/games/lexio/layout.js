@@ -1,3 +1,4 @@
+// @ts-check
 // The board, "la clairière" (R7–R9): must match lexio_rules.board.LAYOUT cell by cell
 // (tests/web/test_web_layout.py reads the rows below). Tokens: ## walled, * source,
 // L2 L3 letter bonus, W2 W3 word bonus, X crossing, . plain.
@@ -19,6 +20,7 @@ export const LAYOUT_ROWS = [
 
 export const SIZE = 13;
 
+/** @type {Record<string, string>} */
 const KINDS = {
   "##": "wall",
   "*": "source",
@@ -33,6 +35,7 @@ const KINDS = {
 /** The kind of each of the 169 cells, row-major. */
 export const LAYOUT = LAYOUT_ROWS.flatMap((row) => row.trim().split(/\s+/).map((t) => KINDS[t]));
 
+/** @param {number} row @param {number} col */
 export function squareAt(row, col) {
   return LAYOUT[row * SIZE + col];
 }
@@ -52,14 +55,17 @@ export const BLANK = "?";
 export const RACK_SIZE = 7;
 
 /** Column label (A–M) and row label (1–13): a cell is named like "G7". */
+/** @param {number} col */
 export function colLabel(col) {
   return String.fromCharCode(65 + col);
 }
 
+/** @param {number} row */
 export function rowLabel(row) {
   return String(row + 1);
 }
 
+/** @param {number} row @param {number} col */
 export function cellName(row, col) {
   return colLabel(col) + rowLabel(row);
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // al-Mishqaq's board and tiles as the client knows them (mishqaq-rules.md M4–M10, M26):
 // the 22×22 grid, its halves, red squares and target columns, both alphabets, the 17 sound
 // pairs of the bilingual tiles, and how the view writes a cell. Nothing here judges a move:
@@ -25,34 +26,40 @@ for (let i = 0; i < PAIRS.length; i += 2) {
   PARTNER.set(PAIRS[i + 1], PAIRS[i]);
 }
 /** M10: hamza carriers fold to their base letter (what a keyboard may type). */
+/** @type {Record<string, string>} */
 const ARABIC_FOLD = { "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ؤ": "و", "ئ": "ي" };
 export const BLANK = "?";
 
-export const indexOf = (row, col) => row * SIZE + col;
-export const inside = (row, col) => row >= 0 && row < SIZE && col >= 0 && col < SIZE;
-export const otherSide = (side) => (side === "latin" ? "arabic" : "latin");
-export const scriptOf = (letter) => (LETTERS.latin.includes(letter) ? "latin" : "arabic");
+export const indexOf = (/** @type {number} */ row, /** @type {number} */ col) => row * SIZE + col;
+export const inside = (/** @type {number} */ row, /** @type {number} */ col) => row >= 0 && row < SIZE && col >= 0 && col < SIZE;
+export const otherSide = (/** @type {string} */ side) => (side === "latin" ? "arabic" : "latin");
+export const scriptOf = (/** @type {string} */ letter) => (LETTERS.latin.includes(letter) ? "latin" : "arabic");
 /** The language of a side's words: the table's Latin list (fr, en), or Arabic. */
-export const langOf = (side, latin) => (side === "latin" ? latin || "fr" : "ar");
+export const langOf = (/** @type {string} */ side, /** @type {string | undefined} */ latin) => (side === "latin" ? latin || "fr" : "ar");
 
+/** @param {string} letter */
 export function partnerOf(letter) {
   return PARTNER.get(letter) ?? "";
 }
 
 /** Column labels A–V, rows 1–22: a cell is named like "B11" (never mirrored, M4). */
+/** @param {number} col */
 export function colLabel(col) {
   return String.fromCharCode(65 + col);
 }
 
+/** @param {number} row @param {number} col */
 export function cellName(row, col) {
   return `${colLabel(col)}${row + 1}`;
 }
 
+/** @param {number} col */
 export function halfOf(col) {
   return col <= LATIN_HALF_END ? "latin" : "arabic";
 }
 
 /** How far along its race a side's tile in ``col`` is (0 at its start side). */
+/** @param {string} side @param {number} col */
 export function progress(side, col) {
   return side === "latin" ? col : SIZE - 1 - col;
 }
@@ -61,6 +68,7 @@ export function progress(side, col) {
  * A view's cell as a tile: "" (empty), "C", "R+" (the Latin bag's bilingual R), "ش", "ر+",
  * a placed blank "?S" (owned by its declared letter's side). Null for an empty cell.
  */
+/** @param {string} text */
 export function parseCell(text) {
   if (!text) return null;
   if (text.startsWith(BLANK)) {
@@ -76,6 +84,7 @@ export function parseCell(text) {
  * A key as one of ``side``'s tile letters, or null: Latin without accents, upper case;
  * Arabic with its hamza carriers folded (M10). A letter of the other script is null too.
  */
+/** @param {string} key @param {string} side @returns {string | null} */
 export function foldKey(key, side) {
   if (typeof key !== "string" || key.length !== 1) return null;
   let letter;
@@ -88,6 +97,7 @@ export function foldKey(key, side) {
 }
 
 /** Whether a key is a letter of either script (typed, it means "place a tile"). */
+/** @param {string} key */
 export function isLetterKey(key) {
   return foldKey(key, "latin") !== null || foldKey(key, "arabic") !== null;
 }

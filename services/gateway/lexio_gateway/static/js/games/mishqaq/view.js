@@ -1,3 +1,4 @@
+// @ts-check
 // al-Mishqaq's table screen drawn from its controller (mishqaq-game.js): the board, the rack,
 // both chess clocks (M28), whose turn, the reserve (M24), the meaning pause (M30), messages,
 // the log (M37) and the end (M33–M35) with both racks revealed (M12).
@@ -54,22 +55,23 @@ export class MishqaqView extends TileScreen {
   /** Forget what was drawn (a new table, or, ``all`` false, a new language). */
   reset(all = true) {
     this.resetScreen();
-    this.clocksKey = "";
-    this.pauseKey = "";
+    /** @type {string} */ this.clocksKey = "";
+    /** @type {string} */ this.pauseKey = "";
     if (all) {
       this.centred = false;
       this.wasPaused = undefined;
     }
   }
 
-  /** A refusal reason in words a player understands (M24 for unknown words). */
+  /** A refusal reason in words a player understands (M24 for unknown words).
+   *  @param {string} reason */
   reasonText(reason) {
     const key = `mq.reason.${reason}`;
     const text = t(key);
     return text === key ? t("reason.unspecified") : text;
   }
 
-  /** "29 min 59 s" (a reader's words for "29:59"). */
+  /** "29 min 59 s" (a reader's words for "29:59"). @param {number} seconds */
   timeWords(seconds) {
     return timeWords(seconds);
   }
@@ -189,7 +191,7 @@ export class MishqaqView extends TileScreen {
       el("p", {}, [tNodes("mq.pause.stopped", { name: by }), " ", el("strong", { class: "mq-pause-left", attrs: { dir: "ltr" } })]),
     );
     // The words of the last accepted placement before the pause, with their spellings.
-    const pauseAt = g.app.log.findLastIndex((entry) => entry.kind === "pause");
+    const pauseAt = g.app.log.findLastIndex((/** @type {any} */ entry) => entry.kind === "pause");
     const entry = lastPlacement(g.app.log, pauseAt < 0 ? g.app.log.length : pauseAt);
     if (!entry) {
       panel.append(el("p", { class: "muted", text: t("mq.pause.no_words") }));
@@ -199,7 +201,7 @@ export class MishqaqView extends TileScreen {
       const latin = g.table?.options?.latin;
       for (const word of entry.words) {
         const spellings = el("span", { class: "mq-spelling-list" });
-        (word.spellings?.length ? word.spellings : [word.word]).forEach((spelling, i) => {
+        (word.spellings?.length ? word.spellings : [word.word]).forEach((/** @type {string} */ spelling, /** @type {number} */ i) => {
           if (i > 0) spellings.append(t("log.separator"));
           spellings.append(wordNode(spelling, word.script || entry.side, latin));
         });
@@ -237,15 +239,15 @@ export class MishqaqView extends TileScreen {
     const playing = Boolean(view) && !g.over;
     const acting = Boolean(g.acting);
     const blocked = !g.myTurn || g.paused || acting;
-    $("#mq-validate").disabled = blocked || !g.pending.length;
-    $("#mq-pass").disabled = blocked;
-    $("#mq-recall").disabled = !g.pending.length;
-    $("#mq-shuffle").disabled = g.rackTiles().length < 2;
-    const pause = $("#mq-pause");
+    /** @type {HTMLButtonElement} */ ($("#mq-validate")).disabled = blocked || !g.pending.length;
+    /** @type {HTMLButtonElement} */ ($("#mq-pass")).disabled = blocked;
+    /** @type {HTMLButtonElement} */ ($("#mq-recall")).disabled = !g.pending.length;
+    /** @type {HTMLButtonElement} */ ($("#mq-shuffle")).disabled = g.rackTiles().length < 2;
+    const pause = /** @type {HTMLButtonElement} */ ($("#mq-pause"));
     const left = view?.[`${g.side}_pauses_left`] ?? 0;
     pause.textContent = g.pausedByMe ? t("mq.resume") : t("mq.pause.button", { count: left });
     pause.disabled = !playing || acting || (g.paused && !g.pausedByMe) || (!g.paused && left <= 0);
-    $("#mq-resign").disabled = !playing;
+    /** @type {HTMLButtonElement} */ ($("#mq-resign")).disabled = !playing;
     show($("#mq-play"), playing);
     show($("#mq-top-actions"), playing);
     show($("#mq-leave-box"), playing);
