@@ -10,6 +10,7 @@ a French desktop at 1280×800 with mouse and keyboard, an Arabic touch phone at 
 - D8: a resignation is said once.
 - D1: the blank's letter picker reads in its script's direction.
 - The rack is one Tab stop, its tiles reached by the arrows.
+- D5: the home page speaks of al-Mishqaq when it is chosen or invited to, not of Lexio.
 - Smaller: a refusal does not move the board; on a phone the labels of the cells in sight
   stay in sight, and the opponent's move is brought into view.
 axe-core finds no violation on the screens visited. Lexio's share: test_web_first_time_lexio.py.
@@ -25,6 +26,7 @@ from web_browser import PlayerFactory
 from web_kit import (
     DESKTOP,
     LANGUAGES,
+    LOCALES,
     MISHQAQ,
     NAMES,
     PHONE,
@@ -45,7 +47,9 @@ from web_kit import (
 from web_mishqaq import (
     bot,
     cell,
+    create_table,
     mishqaq_gateway,
+    open_invitation,
     place,
     play_turn,
     rack_tile,
@@ -409,3 +413,47 @@ def test_on_a_phone_the_opponents_move_is_brought_into_view(
         if not cell(bruno, t["row"], t["col"]).evaluate(IN_SIGHT)
     ]
     assert not hidden, f"the opponent's tiles (row, col) not in sight on the phone: {hidden}"
+
+
+# D5 -------------------------------------------------------------------------------------------
+
+# What the home page says of Lexio (fr): never shown about an al-Mishqaq table.
+LEXIO_ONLY = ("Jouer à Lexio", "De 2 à 4 joueurs", "Les mots se jouent toujours en français")
+
+
+def test_d5_the_home_page_speaks_of_the_game_chosen_or_invited_to(
+    gateway_factory: GatewayFactory, two_games_lobby: RunningLobby, players: PlayerFactory
+) -> None:
+    """D5: the home page kept "Jouer à Lexio… De 2 à 4 joueurs" when al-Mishqaq was chosen,
+    and told an invitee to an al-Mishqaq table "Les mots se jouent toujours en français"
+    (home.js decided from the create form, not the invitation). Whatever the page now says of
+    al-Mishqaq, it names it and says nothing of Lexio's, for the host choosing it and for an
+    invitee, by the link or typing the code (fr, desktop)."""
+    gateway = gateway_for(gateway_factory, two_games_lobby)
+    ana = players(gateway.url + "/", **DESKTOP)
+    ana.wait_screen("home")
+    ana.page.locator("#home-games").wait_for()
+    ana.page.check("#home-game-mishqaq")
+    ana.page.locator("#home-mq-options").wait_for()
+    settle(0.2)
+    said = {"host choosing al-Mishqaq": ana.text("#screen-home")}
+    code = create_table(ana, NAMES["fr"][0])
+    bruno = open_invitation(players, gateway.url, code, LOCALES["fr"], **DESKTOP)
+    settle(0.2)
+    said["invitee by the link"] = bruno.text("#screen-home")
+    carla = players(gateway.url + "/", **DESKTOP)
+    carla.wait_screen("home")
+    carla.page.locator("#home-games").wait_for()
+    carla.page.locator("#home-code").press_sequentially(code)
+    carla.page.keyboard.press("Tab")
+    carla.page.locator("#home-invitation .invitation-title").wait_for()
+    settle(0.2)
+    said["invitee typing the code"] = carla.text("#screen-home")
+    wrong = {
+        who: [phrase for phrase in LEXIO_ONLY if phrase in text]
+        + ([] if "al-Mishqaq" in text else ["(al-Mishqaq not named)"])
+        for who, text in said.items()
+    }
+    wrong = {who: found for who, found in wrong.items() if found}
+    assert not wrong, f"the home page speaks of Lexio: {wrong}"
+    assert_no_axe_violations(bruno, "home, invited to al-Mishqaq (fr)")
