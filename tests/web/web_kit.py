@@ -19,7 +19,6 @@ from web_pages import Player
 # The two first-time players of the issue: a desktop with mouse and keyboard, a touch phone.
 DESKTOP: dict[str, Any] = {"width": 1280, "height": 800}
 PHONE: dict[str, Any] = {"width": 360, "height": 740, "touch": True}
-DEVICES = {"desktop": DESKTOP, "phone": PHONE}
 
 LOCALES = {"fr": "fr-FR", "es": "es-ES", "ar": "ar-MA", "en": "en-US"}
 LANGUAGES = ("fr", "es", "ar", "en")
