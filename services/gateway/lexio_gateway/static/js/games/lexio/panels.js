@@ -1,3 +1,4 @@
+// @ts-check
 // What is always in sight during a game: the players (scores, tiles, connection, turn), the
 // log (R11), and, at the end, the reckoning (R30–R32).
 import { clear, el } from "../../dom.js";
@@ -6,30 +7,35 @@ import { BLANK, cellName } from "./layout.js";
 import { tile } from "./board.js";
 import { bdi, num, sayAs } from "../../text.js";
 
-/** A number of points: "12 pts" on screen, "12 points" for a screen reader. */
+/** A number of points: "12 pts" on screen, "12 points" for a screen reader.
+ *  @param {number} count */
 export function pointsNode(count) {
   return sayAs(t("points", { count }), t("points_long", { count }));
 }
 
-/** "→" or "↓" on screen (a word's direction), the direction in words for a screen reader. */
+/** "→" or "↓" on screen (a word's direction), the direction in words for a screen reader.
+ *  @param {boolean} across */
 export function directionNode(across) {
   return sayAs(t(across ? "dir.across" : "dir.down"), t(across ? "dir.across_words" : "dir.down_words"));
 }
 
+/** @param {string[]} list */
 export function names(list) {
   return new Intl.ListFormat(currentLanguage(), { style: "long", type: "conjunction" }).format(list);
 }
 
+/** @param {any} table @param {number} seat */
 export function seatName(table, seat) {
   return table?.seats?.[seat]?.name ?? `#${seat + 1}`;
 }
 
-/** The players: name, score, tiles held (never which, R6), connection, whose turn. */
+/** The players: name, score, tiles held (never which, R6), connection, whose turn.
+ *  @param {HTMLElement} root @param {any} table @param {any} view */
 export function renderPlayers(root, table, view) {
   clear(root);
   const seats = table?.seats ?? [];
   const ending = view?.ending;
-  seats.forEach((seat, index) => {
+  seats.forEach((/** @type {any} */ seat, /** @type {number} */ index) => {
     const score = ending ? ending.final_scores[index] : (view?.scores?.[index] ?? 0);
     const turn = !ending && view && view.turn === index;
     const item = el("li", {
@@ -63,6 +69,7 @@ export function renderPlayers(root, table, view) {
   });
 }
 
+/** @param {any} word @param {boolean} withPoints */
 function wordPiece(word, withPoints) {
   const piece = el("span", { class: "log-word" }, [
     french(word.word),
@@ -73,7 +80,8 @@ function wordPiece(word, withPoints) {
   return piece;
 }
 
-/** One word of a move, said: "CHAT en G7, horizontal" (with its points when asked). */
+/** One word of a move, said: "CHAT en G7, horizontal" (with its points when asked).
+ *  @param {any} word @param {boolean} withPoints */
 function spokenWord(word, withPoints) {
   const params = {
     word: french(word.word),
@@ -88,13 +96,14 @@ function spokenWord(word, withPoints) {
  * A log entry as the live region says it (R11): who, the word(s) with position, direction
  * and points, the total; an exchange by its count; a pass and why (player, clock R28,
  * disconnected R29). French words keep lang="fr".
+  * @param {any} entry @param {any} table
  */
 export function spokenEntry(entry, table) {
   const name = bdi(seatName(table, entry.seat));
   if (entry.kind === "place") {
     const several = entry.words.length > 1;
     const words = document.createDocumentFragment();
-    entry.words.forEach((word, i) => {
+    entry.words.forEach((/** @type {any} */ word, /** @type {number} */ i) => {
       if (i > 0) words.append(t("say.word_sep"));
       words.append(spokenWord(word, several));
     });
@@ -104,11 +113,14 @@ export function spokenEntry(entry, table) {
     return line;
   }
   if (entry.kind === "exchange") return el("span", {}, [tNodes("log.exchange", { name, count: entry.count })]);
-  const key = { clock: "log.pass_clock", disconnected: "log.pass_disconnected" }[entry.cause] ?? "log.pass";
+  /** @type {Record<string, string>} */
+  const causes = { clock: "log.pass_clock", disconnected: "log.pass_disconnected" };
+  const key = causes[entry.cause] ?? "log.pass";
   return el("span", {}, [tNodes(key, { name })]);
 }
 
-/** One log line (R11): words with positions and points, passes, exchanges as a count. */
+/** One log line (R11): words with positions and points, passes, exchanges as a count.
+ *  @param {any} entry @param {any} table */
 export function logLine(entry, table) {
   const name = bdi(seatName(table, entry.seat), "who");
   const item = el("li", { class: `log-entry kind-${entry.kind}`, data: { number: String(entry.number) } });
@@ -118,7 +130,7 @@ export function logLine(entry, table) {
     body.append(tNodes("log.place", { name }));
     const words = el("span", { class: "log-words" });
     const several = entry.words.length > 1;
-    entry.words.forEach((word, i) => {
+    entry.words.forEach((/** @type {any} */ word, /** @type {number} */ i) => {
       if (i > 0) words.append(sayAs(t("log.separator"), t("sep.comma")));
       words.append(wordPiece(word, several));
     });
@@ -140,7 +152,8 @@ export function logLine(entry, table) {
   return item;
 }
 
-/** The end as the live region says it: the cause, the winner(s), every final score. */
+/** The end as the live region says it: the cause, the winner(s), every final score.
+ *  @param {any} table @param {any} view */
 export function spokenEnding(table, view) {
   const ending = view.ending;
   const line = el("span", {}, [t("say.end_title")]);
@@ -150,21 +163,22 @@ export function spokenEnding(table, view) {
       ? tNodes("end.cause.rack_emptied", { name: bdi(seatName(table, ending.finisher)) })
       : t("end.cause.no_placement"),
   );
-  const winners = ending.winners.map((seat) => seatName(table, seat));
+  const winners = ending.winners.map((/** @type {any} */ seat) => seatName(table, seat));
   line.append(
     " ",
     winners.length > 1
       ? tNodes("end.winners", { names: bdi(names(winners)) })
       : tNodes("end.winner", { name: bdi(winners[0] ?? "") }),
   );
-  const scores = (table?.seats ?? []).map((seat, index) =>
+  const scores = (table?.seats ?? []).map((/** @type {any} */ seat, /** @type {number} */ index) =>
     t("say.score", { name: seat.name, points: t("points_long", { count: ending.final_scores[index] }) }),
   );
   line.append(" ", t("say.final_scores", { scores: names(scores) }));
   return line;
 }
 
-/** R30–R32: the reckoning, the winner(s), every rack. Buttons are wired by the caller. */
+/** R30–R32: the reckoning, the winner(s), every rack. Buttons are wired by the caller.
+ *  @param {HTMLElement} root @param {any} table @param {any} view */
 export function renderEnding(root, table, view) {
   clear(root);
   const ending = view.ending;
@@ -174,7 +188,7 @@ export function renderEnding(root, table, view) {
       ? tNodes("end.cause.rack_emptied", { name: bdi(seatName(table, ending.finisher)) })
       : t("end.cause.no_placement");
   root.append(el("p", { class: "end-cause" }, [cause]));
-  const winners = ending.winners.map((seat) => seatName(table, seat));
+  const winners = ending.winners.map((/** @type {any} */ seat) => seatName(table, seat));
   root.append(
     el("p", { class: "end-winners" }, [
       winners.length > 1
@@ -188,7 +202,7 @@ export function renderEnding(root, table, view) {
   ));
   grid.append(el("thead", {}, [head]));
   const body = el("tbody");
-  (table?.seats ?? []).forEach((seat, index) => {
+  (table?.seats ?? []).forEach((/** @type {any} */ seat, /** @type {number} */ index) => {
     const adjust = ending.adjustments[index];
     const rack = ending.racks[index] ?? "";
     const rackCell = el("td", { class: "end-rack", attrs: { colspan: "4" } }, [

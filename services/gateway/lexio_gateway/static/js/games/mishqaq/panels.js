@@ -1,3 +1,4 @@
+// @ts-check
 // al-Mishqaq's texts of the game: who plays which side (M1), the log (M37) as it is shown
 // and as the live region says it, and the end (M33–M35). Words keep their language: the
 // Latin side's the table's list (fr, en), the Arabic side's Arabic (WCAG 3.1.2).
@@ -7,34 +8,40 @@ import { bdi, sayAs } from "../../text.js";
 import { cellName, langOf, otherSide, tileNode } from "./tiles.js";
 import { tileWords } from "./board.js";
 
-/** M1: the host (seat 0) plays the side the table's options name; the guest the other. */
+/** M1: the host (seat 0) plays the side the table's options name; the guest the other.
+ *  @param {any} table @param {number} seat */
 export function sideOfSeat(table, seat) {
   const host = table?.options?.host_side === "arabic" ? "arabic" : "latin";
   return seat === 0 ? host : otherSide(host);
 }
 
+/** @param {any} table @param {string} side */
 export function seatOfSide(table, side) {
   return sideOfSeat(table, 0) === side ? 0 : 1;
 }
 
+/** @param {any} table @param {string} side */
 export function sideName(table, side) {
   const seat = seatOfSide(table, side);
   return table?.seats?.[seat]?.name ?? t(`mq.side.${side}`);
 }
 
-/** A word in its own language, kept in its own direction inside any text. */
+/** A word in its own language, kept in its own direction inside any text.
+ *  @param {string} text @param {string} side @param {string | undefined} latin */
 export function wordNode(text, side, latin) {
   const node = el("bdi", { class: "word", text });
   node.lang = langOf(side, latin);
   return node;
 }
 
-/** The arrow shown for a word's reading direction (M20), and its words for a reader. */
+/** The arrow shown for a word's reading direction (M20), and its words for a reader.
+ *  @param {string} direction @param {string} side */
 export function directionNode(direction, side) {
   const arrow = direction === "across" ? t(`mq.arrow.across_${side}`) : t(`mq.arrow.${direction}`);
   return sayAs(arrow, t(`mq.dir.${direction}`));
 }
 
+/** @param {any} word @param {string} side @param {string | undefined} latin */
 function spokenWord(word, side, latin) {
   return tNodes("say.word", {
     word: wordNode(word.word, side, latin),
@@ -43,9 +50,10 @@ function spokenWord(word, side, latin) {
   });
 }
 
+/** @param {any} entry */
 function draws(entry) {
   const rounds = document.createDocumentFragment();
-  (entry.draws || []).forEach((round, i) => {
+  (entry.draws || []).forEach((/** @type {any} */ round, /** @type {number} */ i) => {
     if (i > 0) rounds.append(t("say.word_sep"));
     const latin = el("bdi", { text: round.latin?.letter || t("mq.blank") });
     const arabic = el("bdi", { text: round.arabic?.letter || t("mq.blank"), attrs: { lang: "ar" } });
@@ -54,6 +62,7 @@ function draws(entry) {
   return rounds;
 }
 
+/** @param {any} entry @param {any} table */
 function resultNode(entry, table) {
   if (!entry.winner) return tNodes("mq.log.result_draw", {});
   const name = bdi(sideName(table, entry.winner), "who");
@@ -64,11 +73,12 @@ function resultNode(entry, table) {
 /**
  * One log entry as a sentence (or, for a placement, the words with their cells and
  * directions). ``spoken``: as the live region says it (directions in words).
+  * @param {any} entry @param {any} table
  */
 export function entryNode(entry, table, { spoken = false } = {}) {
   const latin = table?.options?.latin;
   const side = entry.side;
-  const name = side ? bdi(sideName(table, side), "who") : null;
+  const name = side ? bdi(sideName(table, side), "who") : "";
   const line = el("span");
   switch (entry.kind) {
     case "opening":
@@ -76,7 +86,7 @@ export function entryNode(entry, table, { spoken = false } = {}) {
       break;
     case "place": {
       const words = document.createDocumentFragment();
-      entry.words.forEach((word, i) => {
+      entry.words.forEach((/** @type {any} */ word, /** @type {number} */ i) => {
         if (spoken) {
           if (i > 0) words.append(t("say.word_sep"));
           words.append(spokenWord(word, side, latin));
@@ -123,7 +133,8 @@ export function entryNode(entry, table, { spoken = false } = {}) {
   return line;
 }
 
-/** One entry of the log's list: its number and its sentence (the kit's LogView draws the list). */
+/** One entry of the log's list: its number and its sentence (the kit's LogView draws the list).
+ *  @param {any} entry @param {any} table */
 export function logLine(entry, table) {
   const item = el("li", {
     class: `log-entry kind-${entry.kind}${entry.side ? ` side-${entry.side}` : ""}`,
@@ -134,29 +145,33 @@ export function logLine(entry, table) {
   return item;
 }
 
-/** M33–M35: why the game ended, in a sentence naming the player concerned. */
+/** M33–M35: why the game ended, in a sentence naming the player concerned.
+ *  @param {any} table @param {any} ending */
 export function causeNode(table, ending) {
   const winner = ending.winner;
   const loser = winner ? otherSide(winner) : null;
   const key = `mq.end.cause.${ending.cause}`;
   if (ending.cause === "try") return tNodes(key, { name: bdi(sideName(table, winner)) });
   if (ending.cause === "flag" || ending.cause === "resign") {
-    return tNodes(key, { name: bdi(sideName(table, loser)) });
+    return tNodes(key, { name: bdi(sideName(table, /** @type {string} */ (loser))) });
   }
   return tNodes(key, {});
 }
 
+/** @param {any} table @param {any} ending */
 export function winnerNode(table, ending) {
   if (!ending.winner) return tNodes("mq.end.draw", {});
   return tNodes("end.winner", { name: bdi(sideName(table, ending.winner)) });
 }
 
-/** The end as the live region says it: the cause, the winner (or a draw). */
+/** The end as the live region says it: the cause, the winner (or a draw).
+ *  @param {any} table @param {any} view */
 export function spokenEnding(table, view) {
   return el("span", {}, [t("say.end_title"), " ", causeNode(table, view.ending), " ", winnerNode(table, view.ending)]);
 }
 
-/** A rack revealed at the end (M12): its tiles, and their letters in words. */
+/** A rack revealed at the end (M12): its tiles, and their letters in words.
+ *  @param {any[]} tiles */
 export function rackNode(tiles) {
   const box = el("span", { class: "end-rack mq-end-rack" });
   if (!tiles?.length) {
@@ -168,7 +183,8 @@ export function rackNode(tiles) {
   return box;
 }
 
-/** The last accepted placement's words before ``before`` (a log index), for the pause (M30). */
+/** The last accepted placement's words before ``before`` (a log index), for the pause (M30).
+ *  @param {any[]} log @param {number} before */
 export function lastPlacement(log, before = log.length) {
   for (let i = Math.min(before, log.length) - 1; i >= 0; i -= 1) {
     if (log[i].kind === "place") return log[i];
