@@ -93,7 +93,9 @@ VOCABULARY = {
         "flag": "نفد وقت",
         "pause": "وقفة المعنى",
         "resign": "استسلام",
-        "blank": "فارغة",  # قطعة فارغة, القطعة الفارغة (the seed's word)
+        # Issue 25: one word for the blank in both games, Lexio's (R35: الجوكر); the seed's
+        # «قطعة فارغة» stays beside it where the rules are explained.
+        "blank": "جوكر",
         "latin": "الجانب اللاتيني",
         "arabic": "الجانب العربي",
         "dead": "وضعية مسدودة",
@@ -122,8 +124,20 @@ WHERE = {
     "dead": ("mq.end.cause.dead_position",),
     "reserve": ("mq.reserve",),
 }
+# Lexio's messages that name the blank (R35), which must use al-Mishqaq's word for it.
+LEXIO_BLANK = ("tile.blank", "tile.blank_label", "blank.title", "game.no_such_tile")
 # The reserve's old name, which would now read as the winning move.
 NOT_THE_RESERVE = {"fr": "essai", "es": "intento", "ar": "المحاولات", "en": "tries"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_blank_has_one_name_in_both_games(lang: str) -> None:
+    """Issue 25: a player who knows Lexio's blank recognises al-Mishqaq's (the Arabic
+    interface said «جوكر» in one game and «قطعة فارغة» in the other)."""
+    messages = catalog(lang)
+    word = VOCABULARY[lang]["blank"].lower()
+    for key in (*LEXIO_BLANK, *WHERE["blank"]):
+        assert any(word in text.lower() for text in texts(messages[key])), (key, word)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
