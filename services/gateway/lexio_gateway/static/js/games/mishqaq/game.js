@@ -358,11 +358,7 @@ export class MishqaqGame extends TileEditor {
   otherClockTick(left) {
     if (this.myTurn || this.paused || this.over || left <= 0 || left > LAST_MINUTE || this.warned.has(-LAST_MINUTE)) return;
     this.warned.add(-LAST_MINUTE);
-    const name = bdi(sideName(this.table, otherSide(this.side)));
-    const key = "mq.say.other_last_minute";
-    // The catalog's own sentence once it has one; until then the clock's line of "?" says it.
-    if (t(key) !== key) announce(tNodes(key, { name }));
-    else announce(tNodes("mq.say.bank", { name, time: this.ui.timeWords(left) }));
+    announce(tNodes("mq.say.other_last_minute", { name: bdi(sideName(this.table, otherSide(this.side))) }));
   }
 
   /** The "?" key on the board: both clocks, the rack, the bags. */
