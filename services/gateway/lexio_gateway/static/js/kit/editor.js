@@ -1,17 +1,19 @@
 // @ts-check
 // A word game's table controller as every tile game shares it: the player's own rack in the
 // player's order, the tiles placed this turn (not yet played), the selection, the cursor and
-// its directions, typing, click-then-click, drag and drop, rack keys, and the action channel
-// (act, its reply, clearing what was placed once the view shows it). A game subclasses it and
-// supplies what differs through the hooks below (its tiles, its geometry, its words).
+// its directions, typing, click-then-click, drag and drop, rack keys. It holds the action
+// channel (kit/actions.js) and the narrator (kit/narrator.js), which it feeds and which it
+// serves as their host. A game subclasses it and supplies what differs through the hooks below
+// (its tiles, its geometry, its words), the narrator's among them.
 import { $ } from "../dom.js";
-import { currentLanguage, isRtl, onLanguageChange, t, tNodes } from "../i18n.js";
+import { currentLanguage, isRtl, onLanguageChange, t } from "../i18n.js";
 import { reorder, shuffle, unplaced } from "../rack.js";
 import { enableDrag } from "../drag.js";
 import { confirmDialog } from "../dialogs.js";
 import { announce } from "../announce.js";
-import { bdi } from "../text.js";
-import { finishedGame, openHelpOnFirstGame } from "./firstgame.js";
+import { openHelpOnFirstGame } from "./firstgame.js";
+import { ActionChannel } from "./actions.js";
+import { Narrator } from "./narrator.js";
 
 /**
  * @typedef {{ id: number, letter: string, blank?: boolean, [field: string]: any }} RackItem
@@ -43,12 +45,25 @@ export class TileEditor {
     /** @type {Cursor | null} */ this.cursorBefore = null;
     this.nextId = 1;
     /** @type {Message | null} */ this.message = null;
-    /** @type {number | null} */ this.acting = null;
-    /** @type {number | null} */ this.clearAtSeq = null;
     /** @type {Reserve | null} */ this.reserve = null;
-    /** @type {number | null} */ this.heardNumber = null;
-    /** @type {string | null} */ this.turnKey = null;
     /** @type {any} */ this.ui = null;
+    this.actions = new ActionChannel({
+      request: (frame, onReply) => this.ctx.request(frame, onReply),
+      seq: () => this.app.seq,
+      placedShown: () => {
+        this.pending = [];
+      },
+      acked: () => {
+        this.selected = null;
+        this.message = null;
+      },
+      refused: (frame) => this.refused(frame),
+      failed: (frame) => {
+        this.message = { kind: "error", lines: () => [this.ctx.errorText(frame)] };
+      },
+      replied: () => this.ui.render(),
+    });
+    this.narrator = new Narrator(this, ids.game);
   }
 
   /**
@@ -80,17 +95,19 @@ export class TileEditor {
     this.cursorBefore = null;
     this.nextId = 1;
     this.message = null;
-    this.acting = null;
-    this.clearAtSeq = null;
     this.reserve = null;
-    // What the live region has said of this table: the last log entry, whose turn.
-    this.heardNumber = null;
-    this.turnKey = null;
+    this.actions.reset();
+    this.narrator.reset();
     openHelpOnFirstGame(this.ids.help, this.ids.game);
   }
 
   get app() {
     return this.ctx.app;
+  }
+
+  /** @returns {number | null} the id of the action in flight, if any */
+  get acting() {
+    return this.actions.acting;
   }
 
   get table() {
@@ -339,10 +356,7 @@ export class TileEditor {
     if (!view) return;
     this.viewArrived();
     if (!this.cursor) this.cursor = this.startCursor();
-    if (this.clearAtSeq !== null && this.app.seq >= this.clearAtSeq) {
-      this.pending = [];
-      this.clearAtSeq = null;
-    }
+    if (this.actions.viewShowsAcked(this.app.seq)) this.pending = [];
     this.reconcile(view.rack, view.board);
     this.reserve = { tries: view.reserve_tries, max: view.reserve_max, nextIn: view.reserve_next_in, at: Date.now() / 1000 };
     if (this.whyNotPlay() && this.message?.kind === "refusal") this.message = null;
@@ -359,7 +373,7 @@ export class TileEditor {
 
   /** The connection came back: whatever was in flight is over; the view tells the truth. */
   reconnected() {
-    this.acting = null;
+    this.actions.reconnected();
   }
 
   /**
@@ -422,7 +436,7 @@ export class TileEditor {
     };
   }
 
-  // What the live region says ------------------------------------------------------------
+  // What the live region says: the narrator's hooks ------------------------------------
 
   /** @param {any} _entry a log entry @returns {any} it as the live region says it, or null */
   spokenEntry(_entry) {
@@ -457,37 +471,9 @@ export class TileEditor {
     return null;
   }
 
-  /**
-   * Say what happened since the last frame: each new log entry, then whose turn it is, or the
-   * end. Nothing of the past when the page (re)opens a game. What the end says (a
-   * resignation) is not said before it as well.
-   */
+  /** Say what happened since the last frame (kit/narrator.js). */
   hear() {
-    const log = this.app.log;
-    const first = this.heardNumber === null;
-    const lastNumber = log.length ? log[log.length - 1].number : 0;
-    const ending = this.over && this.turnKey !== "over";
-    if (!first) {
-      for (const entry of log) {
-        if (entry.number <= (this.heardNumber ?? 0)) continue;
-        if (ending && this.endingSays(entry)) continue;
-        const spoken = this.spokenEntry(entry);
-        if (spoken) announce(spoken, { urgent: this.entriesUrgent() });
-      }
-    }
-    this.heardNumber = Math.max(this.heardNumber ?? 0, lastNumber);
-    const key = this.over ? "over" : this.currentTurnKey();
-    if (key === this.turnKey) return;
-    this.turnKey = key;
-    this.turnChanged();
-    if (this.over) {
-      finishedGame(this.ids.game);
-      announce(this.spokenEnding());
-      return;
-    }
-    const turn = this.myTurn ? t("game.your_turn") : tNodes("say.turn_of", { name: bdi(this.moverName()) });
-    const start = first ? this.startWords() : null;
-    announce(start ? [...start, " ", turn] : turn);
+    this.narrator.hear();
   }
 
   /** @param {any} _entry @returns {boolean} whether the end's own sentence says this entry */
@@ -820,10 +806,7 @@ export class TileEditor {
 
   /** @param {any} action @param {string} kind @param {{ always?: boolean }} options */
   act(action, kind, { always = false } = {}) {
-    if (this.acting && !always) return;
-    const id = this.ctx.request({ type: "act", action }, (/** @type {any} */ frame) => this.actReply(frame, kind));
-    if (!id) return;
-    this.acting = id;
+    if (!this.actions.send(action, kind, { always })) return;
     this.message = null;
     this.ui.render();
   }
@@ -842,27 +825,14 @@ export class TileEditor {
     if (ok && this.view && !this.over) this.ctx.leaveGame();
   }
 
-  /** @param {any} frame the reply to an act @param {string} kind */
-  actReply(frame, kind) {
-    if (frame.id === this.acting) this.acting = null;
-    if (frame.type === "ack") {
-      if (kind === "place") {
-        if (this.app.seq >= frame.seq) this.pending = [];
-        else this.clearAtSeq = frame.seq;
-      }
-      this.selected = null;
-      this.message = null;
-    } else if (frame.type === "refused") {
-      this.reserve = {
-        tries: frame.reserve_tries,
-        max: this.view?.reserve_max ?? 10,
-        nextIn: frame.reserve_next_in,
-        at: Date.now() / 1000,
-      };
-      this.message = { kind: "refusal", reason: frame.reason, lines: () => this.refusalLines(frame) };
-    } else if (frame.type === "error") {
-      this.message = { kind: "error", lines: () => [this.ctx.errorText(frame)] };
-    }
-    this.ui.render();
+  /** @param {any} frame a refusal of an act: the reserve it leaves, and why */
+  refused(frame) {
+    this.reserve = {
+      tries: frame.reserve_tries,
+      max: this.view?.reserve_max ?? 10,
+      nextIn: frame.reserve_next_in,
+      at: Date.now() / 1000,
+    };
+    this.message = { kind: "refusal", reason: frame.reason, lines: () => this.refusalLines(frame) };
   }
 }
