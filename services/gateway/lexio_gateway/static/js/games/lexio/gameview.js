@@ -11,7 +11,6 @@ import { logLine, pointsNode, renderEnding, renderPlayers, seatName } from "./pa
 import { setAttention } from "../../attention.js";
 import { announce } from "../../announce.js";
 import { TileScreen } from "../../kit/screen.js";
-import { Zoom } from "../../kit/zoom.js";
 import { renderReserve, timeWords } from "../../kit/time.js";
 
 export const URGENT = 10; // seconds left when the clock turns red (and the live region asserts)
@@ -46,14 +45,6 @@ export class GameView extends TileScreen {
             : t("tile.label", { letter: item.letter, points: t("points_long", { count: VALUES[item.letter] }) }),
       },
     });
-    // The board's zoom, once the markup offers its buttons beside the board (#zoom-in,
-    // #zoom-out; the CSS sizes .board.zoom-0…2).
-    if (document.querySelector("#zoom-in") && document.querySelector("#zoom-out")) {
-      this.zoom = new Zoom({ board: "#board", zoomIn: "#zoom-in", zoomOut: "#zoom-out", storeKey: "lexio-zoom", levels: 3, start: 1 }, () => {
-        const cursor = this.game?.cursor;
-        return cursor ? this.board.cell(cursor.row, cursor.col) : null;
-      });
-    }
     this.reset();
   }
 
