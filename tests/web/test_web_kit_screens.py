@@ -224,6 +224,8 @@ def test_mishqaq_zoom_on_a_desktop_changes_the_cells_and_is_kept(
     ana, _bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=DESKTOP)
     board_cell = "#mq-board .cell"
     level = "document.querySelector('#mq-board').className"
+    hidden = [name for name, button in ZOOM.items() if not ana.page.locator(button).is_visible()]
+    assert not hidden, f"no zoom on the desktop: {hidden} not shown"
     presses: list[tuple[str, str, float, float]] = []
     for button in ("+", "−"):
         for _ in range(3):
