@@ -15,18 +15,26 @@ export class Zoom {
   constructor(parts, focus) {
     this.parts = parts;
     this.focus = focus;
-    const saved = Number(load(parts.storeKey));
+    // Nothing kept is no choice (Number(null) would be level 0, whatever the start).
+    const kept = load(parts.storeKey);
+    const saved = kept === null ? NaN : Number(kept);
     this.level = Number.isInteger(saved) && saved >= 0 && saved < parts.levels ? saved : parts.start;
-    $(parts.zoomIn).addEventListener("click", () => this.set(this.level + 1));
-    $(parts.zoomOut).addEventListener("click", () => this.set(this.level - 1));
+    $(parts.zoomIn).addEventListener("click", () => this.choose(this.level + 1));
+    $(parts.zoomOut).addEventListener("click", () => this.choose(this.level - 1));
     this.set(this.level);
+  }
+
+  /** The player's choice, kept (the start is not: a later start serves who never chose).
+   *  @param {number} level */
+  choose(level) {
+    this.set(level);
+    save(this.parts.storeKey, String(this.level));
   }
 
   /** @param {number} level */
   set(level) {
-    const { board, zoomIn, zoomOut, storeKey, levels } = this.parts;
+    const { board, zoomIn, zoomOut, levels } = this.parts;
     this.level = Math.max(0, Math.min(levels - 1, level));
-    save(storeKey, String(this.level));
     const root = $(board);
     for (let i = 0; i < levels; i += 1) root.classList.toggle(`zoom-${i}`, i === this.level);
     /** @type {HTMLButtonElement} */ ($(zoomIn)).disabled = this.level === levels - 1;

@@ -40,10 +40,11 @@ export class MishqaqView extends TileScreen {
         data: (item) => ({ code: item.code }),
       },
     });
-    // Cell sizes of a board wider than the screen (a phone): at least 24 px (WCAG 2.5.8);
-    // the largest also on a desktop, where the board otherwise fits its box.
+    // Three cell sizes, the smallest to start with. A phone's board is wider than the screen:
+    // 24, 30, 38 px cells (24 at least: WCAG 2.5.8). A desktop's fits its box, then is 1.4 and
+    // 1.8 times as wide and pans (mishqaq.css).
     this.zoom = new Zoom(
-      { board: "#mq-board", zoomIn: "#mq-zoom-in", zoomOut: "#mq-zoom-out", storeKey: "mishqaq-zoom", levels: 3, start: 1 },
+      { board: "#mq-board", zoomIn: "#mq-zoom-in", zoomOut: "#mq-zoom-out", storeKey: "mishqaq-zoom", levels: 3, start: 0 },
       () => {
         const cursor = this.game?.cursor;
         return cursor ? this.board.cell(cursor.row, cursor.col) : null;
