@@ -50,7 +50,17 @@ export class MishqaqView extends TileScreen {
         return cursor ? this.board.cell(cursor.row, cursor.col) : null;
       },
     );
+    this.followBarHeight();
     this.reset();
+  }
+
+  /** On a phone the board's window ends above the sticky bar of the rack and its buttons,
+   *  whose height changes (a rack of 10 to 12 tiles wraps to two rows): mishqaq.css sizes the
+   *  window from --mq-bar, which this keeps equal to the bar's height. */
+  followBarHeight() {
+    const bar = $("#mq-play");
+    const wrap = $("#mq-board-wrap");
+    new ResizeObserver(() => wrap.style.setProperty("--mq-bar", `${bar.offsetHeight}px`)).observe(bar);
   }
 
   /** Forget what was drawn (a new table, or, ``all`` false, a new language). */
