@@ -30,7 +30,6 @@ export class TileScreen {
     this.turnText = "";
     /** @type {number | null} the last move brought into view (its log number) */
     this.revealed = null;
-    this.revealed = null;
   }
 
   /** Forget what was drawn (a new table, or a new language): it is all drawn again. */
