@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -284,6 +285,24 @@ class SqliteTableStore:
             self._executor.shutdown(wait=True)
 
 
+WAL_SWITCH_SECONDS: Final = 5.0
+
+
+def _switch_to_wal(db: sqlite3.Connection) -> str:
+    """The file's journal mode after asking for WAL. Switching an old rollback-journal file
+    needs its exclusive lock, and SQLite answers "database is locked" at once, without the busy
+    handler, when another process is taking it for the same switch (two lobbies opening one old
+    file together): try again for as long as busy_timeout would have waited."""
+    deadline = time.monotonic() + WAL_SWITCH_SECONDS
+    while True:
+        try:
+            return str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
 def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
     """Runs on the store's thread: open, switch to WAL, create or check the schema."""
     try:
@@ -296,7 +315,7 @@ def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
     try:
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA busy_timeout = 5000")
-        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _switch_to_wal(db)
         if str(mode).lower() != "wal":
             raise StoreError(f"{path}: SQLite refused WAL mode (got {mode!r})")
         if synchronous.upper() not in {"NORMAL", "FULL"}:
