@@ -246,8 +246,12 @@ class TableHub:
         while True:
             with contextlib.suppress(StoreUnavailableError):
                 await self.close_finished_tables()
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for can turn a cancellation
+            # that races its timeout into a TimeoutError, which this loop would swallow and
+            # go on for ever (a gateway's stop then never ended: about one test run in ten).
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ended.wait(), every)
+                async with asyncio.timeout(every):
+                    await ended.wait()
             ended.clear()
 
     async def close_finished_tables(self) -> int:
