@@ -32,13 +32,12 @@ from web_kit import (
     PHONE,
     cell_size,
     direction,
-    finger_drag,
+    drop_where,
     focused,
     font_sizes,
     line_is_cut,
     mishqaq_table,
     pan_into_sight,
-    pending_cells,
     press,
     rack_keys,
     settle,
@@ -97,13 +96,9 @@ def test_d4_a_finger_drag_from_the_rack_lands_on_the_aimed_cell_rows_1_11_22(
     landed: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for row, col in AIMED:
         pan_into_sight(bruno, cell(bruno, row, col), MISHQAQ["board_window"])
-        settle(0.2)
-        finger_drag(bruno, rack_tile(bruno, "ع"), cell(bruno, row, col))
-        settle(0.3)
-        landed[(row, col)] = pending_cells(bruno, MISHQAQ["pending"])
-        if landed[(row, col)]:  # back to the rack for the next drag
-            press(bruno, MISHQAQ["recall"])
-            bruno.wait_js(f"document.querySelectorAll('{MISHQAQ['pending']}').length === 0")
+        landed[(row, col)] = drop_where(
+            bruno, rack_tile(bruno, "ع"), cell(bruno, row, col), MISHQAQ
+        )
     wrong = {aimed: got for aimed, got in landed.items() if got != [aimed]}
     assert not wrong, f"aimed cell (row, col) → where the tile landed: {wrong}"
 

@@ -22,11 +22,9 @@ from web_kit import (
     LEXIO,
     PHONE,
     direction,
-    finger_drag,
+    drop_where,
     lexio_table,
     line_is_cut,
-    pending_cells,
-    press,
     rack_keys,
     settle,
     switch_language,
@@ -67,13 +65,7 @@ def test_d4_a_finger_drag_from_the_rack_lands_on_the_aimed_cell(
             # The top row under the sticky header or above the window: the player scrolls
             # the page just enough to see it, the rack still in sight below.
             target.evaluate("(node) => node.scrollIntoView({block: 'nearest'})")
-        settle(0.2)
-        finger_drag(ana, ana.page.locator(a_letter_tile(ana)), target)
-        settle(0.3)
-        landed[(row, col)] = pending_cells(ana, LEXIO["pending"])
-        if landed[(row, col)]:  # back to the rack for the next drag
-            press(ana, LEXIO["recall"])
-            ana.wait_js(f"document.querySelectorAll('{LEXIO['pending']}').length === 0")
+        landed[(row, col)] = drop_where(ana, ana.page.locator(a_letter_tile(ana)), target, LEXIO)
     wrong = {aimed: got for aimed, got in landed.items() if got != [aimed]}
     assert not wrong, f"aimed cell (row, col) → where the tile landed: {wrong}"
 

@@ -222,6 +222,22 @@ PENDING_CELLS = """(selector) => [...document.querySelectorAll(selector)].map((t
 })"""
 
 
+def drop_where(
+    player: Player, source: Locator, target: Locator, parts: dict[str, str]
+) -> list[tuple[int, int]]:
+    """Drag ``source`` onto ``target`` with a finger and say which cells got a pending tile
+    (``parts``: the game's selectors, MISHQAQ or LEXIO); then take them back, so that the
+    next drag starts from a full rack."""
+    settle(0.2)
+    finger_drag(player, source, target)
+    settle(0.3)
+    landed = pending_cells(player, parts["pending"])
+    if landed:
+        press(player, parts["recall"])
+        player.wait_js(f"document.querySelectorAll('{parts['pending']}').length === 0")
+    return landed
+
+
 def pending_cells(player: Player, selector: str) -> list[tuple[int, int]]:
     """The cells holding a tile placed this turn (not yet played)."""
     found: list[list[int]] = player.page.evaluate(PENDING_CELLS, selector)
