@@ -8,6 +8,8 @@ and from its generated gRPC base, and writes only its own RPCs. The steps they s
 - input that cannot be read (:data:`BAD_INPUT`) ends INVALID_ARGUMENT (:meth:`Call.read`);
 - a lexicon that cannot answer ends UNAVAILABLE ``lexicon_unavailable``
   (:meth:`Call.ask_lexicon`);
+- a request the game cannot answer in its state ends FAILED_PRECONDITION with a stable code
+  (:meth:`Call.fail_precondition`: :data:`GAME_NOT_OVER`, :data:`REVIEW_UNAVAILABLE`);
 - ``ActStream``: every call of the stream answered as ``Act`` would
   (:meth:`GameServicer.ActStream`);
 - a stored state's format, checked on the way in (:func:`check_state_format`).
@@ -18,7 +20,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, NoReturn, TypeVar
 
 import grpc
 
@@ -28,6 +30,12 @@ from rules_core import LexiconUnavailableError, MalformedActionError, StateForma
 
 #: The message of the UNAVAILABLE status a call ends with when the lexicon cannot answer.
 LEXICON_UNAVAILABLE: Final = "lexicon_unavailable"
+
+#: The FAILED_PRECONDITION of a Review of a game that has not ended (no record before the end).
+GAME_NOT_OVER: Final = "game_not_over"
+#: The FAILED_PRECONDITION of a Review of a state that cannot be replayed (e.g. one stored
+#: before the state kept what its replay needs).
+REVIEW_UNAVAILABLE: Final = "review_unavailable"
 
 #: Input that no rule may see, answered INVALID_ARGUMENT: a state this engine cannot read, an
 #: action that cannot be stated, and any other ValueError of reading a request (a game's own
@@ -95,6 +103,14 @@ class Call:
             self.outcome = "unavailable"
             await self.context.abort(grpc.StatusCode.UNAVAILABLE, LEXICON_UNAVAILABLE)
             raise AssertionError("abort returns only by raising") from None
+
+    async def fail_precondition(self, code: str) -> NoReturn:
+        """End the call FAILED_PRECONDITION with ``code`` as its details (a stable code the
+        caller branches on, e.g. :data:`GAME_NOT_OVER`), counted ``refused``: the request was
+        readable, the game's state does not allow it."""
+        self.outcome = "refused"
+        await self.context.abort(grpc.StatusCode.FAILED_PRECONDITION, code)
+        raise AssertionError("abort returns only by raising")
 
 
 def check_state_format(found: object, expected: object) -> None:
