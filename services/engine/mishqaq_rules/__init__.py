@@ -52,6 +52,13 @@ from mishqaq_rules.game import (
     examine,
     play,
 )
+from mishqaq_rules.history import (
+    GameNotOverError,
+    History,
+    HistoryStep,
+    NotReplayableError,
+    replay_history,
+)
 from mishqaq_rules.log import Direction, EndCause, Ending, EntryKind, LogEntry, WordPlay
 from mishqaq_rules.placement import FormedMove, FormedWord, form_move
 from mishqaq_rules.reasons import (
@@ -63,6 +70,7 @@ from mishqaq_rules.reasons import (
     Reason,
     StateFormatError,
 )
+from mishqaq_rules.side_record import side_record
 from mishqaq_rules.sides import ARABIC_LIST, LATIN_LISTS, SIDES, Side, lexicon_id
 from mishqaq_rules.state import (
     DEAD_POSITION_PASSES,
@@ -107,7 +115,10 @@ __all__ = [
     "Examined",
     "FormedMove",
     "FormedWord",
+    "GameNotOverError",
     "GameState",
+    "History",
+    "HistoryStep",
     "InvalidOptionError",
     "Lexicon",
     "LexiconUnavailableError",
@@ -115,6 +126,7 @@ __all__ = [
     "MalformedActionError",
     "MeaningPause",
     "MishqaqError",
+    "NotReplayableError",
     "Outcome",
     "Pass",
     "Pause",
@@ -145,5 +157,7 @@ __all__ = [
     "new_game",
     "next_clock_event",
     "play",
+    "replay_history",
+    "side_record",
     "side_view",
 ]

@@ -2,7 +2,7 @@
 ``GAME``.
 
 >>> GAME.name, GAME.health_name, GAME.lexicons, GAME.rpcs
-('mishqaq', 'lexio.mishqaq.v1.Engine', ('fr', 'en', 'ar'), ('StartGame', 'Act', 'View'))
+('mishqaq', 'lexio.mishqaq.v1.Engine', ('fr', 'en', 'ar'), ('StartGame', 'Act', 'View', 'Review'))
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from mishqaq_rules import (
     Board,
     Ending,
     GameState,
+    History,
     LogEntry,
     MalformedActionError,
     Pass,
@@ -39,6 +40,7 @@ from mishqaq_rules import (
     TilePlacement,
     Timeout,
     WordPlay,
+    side_record,
     side_view,
 )
 from mishqaq_rules.plain import entry_from_plain, entry_to_plain
@@ -261,3 +263,15 @@ def view_to_pb(view: SideView, now: float, *, with_log: bool = True) -> pb.SideV
 def views_to_pb(state: GameState, now: float) -> list[pb.SideView]:
     """Latin's view then Arabic's after an action, without the log (the events extend it)."""
     return [view_to_pb(side_view(state, s, now), now, with_log=False) for s in SIDES]
+
+
+def review_to_pb(history: History, side: Side) -> pb.ReviewResponse:
+    """A finished game as ``side`` may review it: its record (JSON text, as a downloaded file
+    is) and its view at the start and after each log entry, each at that entry's instant
+    (the clocks as they stood then) and without the log, as the views after an action are."""
+    record = json.dumps(side_record(history, side), ensure_ascii=False, indent=1)
+    steps = [
+        view_to_pb(side_view(step.state, side, step.at), step.at, with_log=False)
+        for step in history.steps
+    ]
+    return pb.ReviewResponse(record=record, steps=steps)

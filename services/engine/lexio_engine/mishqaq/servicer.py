@@ -16,13 +16,21 @@ from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio.mishqaq.v1 import engine_pb2_grpc
 from lexio_engine.lexicon_client import LexiconAnswer
 from lexio_engine.mishqaq import codec
-from lexio_engine.servicing import Call, GameServicer, rpc
+from lexio_engine.servicing import (
+    GAME_NOT_OVER,
+    REVIEW_UNAVAILABLE,
+    Call,
+    GameServicer,
+    rpc,
+)
 from mishqaq_rules import (
     DEFAULT_BANK_SECONDS,
     Accepted,
     Action,
     Examined,
+    GameNotOverError,
     GameState,
+    NotReplayableError,
     Outcome,
     Refusal,
     Refused,
@@ -31,6 +39,7 @@ from mishqaq_rules import (
     examine,
     new_game,
     next_clock_event,
+    replay_history,
     side_view,
 )
 
@@ -139,3 +148,20 @@ class MishqaqServicer(GameServicer[WordJudge], engine_pb2_grpc.EngineServicer):
         reply = pb.ViewResponse(view=codec.view_to_pb(view, call.now, with_log=with_log))
         _clock_event(reply, state)
         return reply
+
+    @rpc
+    async def Review(self, request: pb.ReviewRequest, call: Call) -> pb.ReviewResponse:
+        """A finished game replayed from its seed and log (no lexicon: the log says which
+        words were known), as ``side`` may review it. A game not over yet, or one whose log
+        does not follow from its seed, is FAILED_PRECONDITION with its code."""
+        state, side = await call.read(
+            lambda: (codec.state_from_pb(request.state), codec.side_from_pb(request.side))
+        )
+        try:
+            history = replay_history(state)
+        except GameNotOverError:
+            await call.fail_precondition(GAME_NOT_OVER)
+        except NotReplayableError:
+            await call.fail_precondition(REVIEW_UNAVAILABLE)
+        call.outcome = "accepted"
+        return codec.review_to_pb(history, side)
