@@ -269,7 +269,7 @@ def review_to_pb(history: History, side: Side) -> pb.ReviewResponse:
     """A finished game as ``side`` may review it: its record (JSON text, as a downloaded file
     is) and its view at the start and after each log entry, each at that entry's instant
     (the clocks as they stood then) and without the log, as the views after an action are."""
-    record = json.dumps(side_record(history, side), ensure_ascii=False, indent=1)
+    record = _json(side_record(history, side)).decode()
     steps = [
         view_to_pb(side_view(step.state, side, step.at), step.at, with_log=False)
         for step in history.steps
