@@ -30,16 +30,20 @@ from lexio_rules.game import (
     play,
     preview,
 )
+from lexio_rules.history import History, replay_history
 from lexio_rules.placement import BINGO_BONUS, FormedMove, FormedWord, form_move
 from lexio_rules.reasons import (
+    GameNotOverError,
     InvalidSeatError,
     LexiconUnavailableError,
     LexioError,
     MalformedActionError,
     Reason,
+    ReviewUnavailableError,
     StateFormatError,
 )
 from lexio_rules.reserve import REGAIN_SECONDS, RESERVE_MAX, Reserve
+from lexio_rules.review import SeatReview, review
 from lexio_rules.search import DEFAULT_TRIES, WordIndex, legal_placements
 from lexio_rules.state import (
     DEFAULT_TURN_SECONDS,
@@ -72,7 +76,9 @@ __all__ = [
     "Exchange",
     "FormedMove",
     "FormedWord",
+    "GameNotOverError",
     "GameState",
+    "History",
     "InvalidSeatError",
     "Lexicon",
     "LexiconUnavailableError",
@@ -87,6 +93,8 @@ __all__ = [
     "Refusal",
     "Refused",
     "Reserve",
+    "ReviewUnavailableError",
+    "SeatReview",
     "SeatView",
     "StateFormatError",
     "TilePlacement",
@@ -102,5 +110,7 @@ __all__ = [
     "new_game",
     "play",
     "preview",
+    "replay_history",
+    "review",
     "seat_view",
 ]

@@ -182,7 +182,8 @@ def _apply_exchange(state: GameState, seat: int, tiles: str, now: float) -> Acce
     shuffles = state.shuffles + 1
     bag = shuffled(state.bag[len(tiles) :] + tiles, state.seed, shuffles)
     entry = LogEntry(state.next_entry_number, seat, EntryKind.EXCHANGE, now, count=len(tiles))
-    return _without_placement(state, entry, _with(state.racks, seat, rack), bag, shuffles)
+    kept = replace(state, exchanged=(*state.exchanged, tiles))
+    return _without_placement(kept, entry, _with(state.racks, seat, rack), bag, shuffles)
 
 
 def _without_placement(

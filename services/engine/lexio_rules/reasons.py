@@ -45,3 +45,13 @@ class LexioError(errors.RulesError):
 
 class InvalidSeatError(LexioError, ValueError):
     """A seat index that the game does not have."""
+
+
+class GameNotOverError(LexioError):
+    """A review or a record asked of a game that has not ended: nothing of a game in play is
+    shown to anyone but as its views (R6)."""
+
+
+class ReviewUnavailableError(LexioError):
+    """A finished game that cannot be replayed from its seed: a state stored before it kept
+    the tiles of its exchanges, or one whose replay does not reach it (never a wrong record)."""

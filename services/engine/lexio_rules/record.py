@@ -49,7 +49,8 @@ class WordPlacement:
 class RecordMove:
     player: int
     place: WordPlacement | None = None
-    exchange: str | None = None
+    exchange: str | int | None = None
+    """The tiles given back, or how many when the record's reader does not know which (R27)."""
     rack: str | None = None
     bag: int | None = None
 
@@ -109,7 +110,11 @@ def _move(i: int, raw: Any, players: int) -> RecordMove:
         )
         return RecordMove(player, place=placement, rack=rack, bag=bag)
     if "exchange" in raw:
-        tiles = _rack(raw["exchange"], f"{where}.exchange")
+        given = raw["exchange"]
+        if isinstance(given, int) and not isinstance(given, bool):
+            _require(given >= 1, f"{where}.exchange must give back at least one tile")
+            return RecordMove(player, exchange=int(given), rack=rack, bag=bag)
+        tiles = _rack(given, f"{where}.exchange")
         _require(len(tiles) >= 1, f"{where}.exchange must give back at least one tile")
         return RecordMove(player, exchange=tiles, rack=rack, bag=bag)
     _require(raw["pass"] is True, f"{where}.pass must be true")
@@ -186,8 +191,14 @@ def _bag_of(state: GameState, size: int) -> str:
     return (state.bag + unseen + "E" * size)[:size]
 
 
-def _prepare(state: GameState, move: RecordMove, needed: str) -> GameState:
-    rack = move.rack if move.rack is not None else _holding(state.racks[move.player], needed)
+def _prepare(state: GameState, move: RecordMove, needed: str, blind: bool) -> GameState:
+    """The state with the move's recorded rack and bag size in place. A ``blind`` player's
+    recorded racks are not used: after an exchange by count, the replay no longer knows which
+    of its tiles went back, so their checks would not mean anything."""
+    if move.rack is not None and not blind:
+        rack = move.rack
+    else:
+        rack = _holding(state.racks[move.player], needed)
     racks = (*state.racks[: move.player], rack, *state.racks[move.player + 1 :])
     bag = _bag_of(state, move.bag) if move.bag is not None else state.bag
     return replace(state, racks=racks, bag=bag)
@@ -210,6 +221,7 @@ def replay(record: Record, lexicon: Lexicon, seed: int = 0) -> dict[str, Any]:
     """Play every entry through the rules; the result document of record-format.md."""
     state = new_game(len(record.players), seed, now=_REPLAY_TIME)
     results: list[dict[str, Any]] = []
+    blind: set[int] = set()  # players who exchanged by count: no more rack checks (R27)
     for i, move in enumerate(record.moves):
         if state.over:
             results.append(_refused(i, move, Reason.GAME_OVER))
@@ -226,13 +238,24 @@ def replay(record: Record, lexicon: Lexicon, seed: int = 0) -> dict[str, Any]:
             action = Place(tiles)
             needed = "".join(t.rack_tile for t in tiles)
         elif move.exchange is not None:
-            if len(move.exchange) > RACK_SIZE:
+            count = move.exchange if isinstance(move.exchange, int) else len(move.exchange)
+            if count > RACK_SIZE:
                 results.append(_refused(i, move, Reason.TOO_MANY_TILES))
                 continue
-            action, needed = Exchange(move.exchange), move.exchange
+            if isinstance(move.exchange, str):
+                needed = move.exchange
+            else:
+                # Which tiles went back is unknown: any of the rack the replay holds will do.
+                rack = state.racks[move.player]
+                if len(rack) < count:
+                    results.append(_refused(i, move, Reason.TILES_NOT_IN_RACK))
+                    continue
+                needed = rack[:count]
+                blind.add(move.player)
+            action = Exchange(needed)
         else:
             action, needed = Pass(), ""
-        state = _prepare(state, move, needed)
+        state = _prepare(state, move, needed, move.player in blind)
         outcome = play(state, move.player, action, _REPLAY_TIME, lexicon)
         state = outcome.state
         if not isinstance(outcome, Accepted):

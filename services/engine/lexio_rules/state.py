@@ -92,6 +92,11 @@ class GameState:
     service reads a state without its past log, which only numbers the next entry, and puts
     the new entries after the past ones it received (converting the whole log both ways
     on every move took ~15 % of its CPU and grew with the game)."""
+    exchanged: tuple[str, ...] = ()
+    """The tiles each exchange gave back, in the log's order (``?`` for a blank): private like
+    the racks (R27: the log says only how many), kept because the bag is reshuffled with them
+    (R26), so that the game can be replayed from ``seed`` for its review
+    (:mod:`lexio_rules.history`)."""
 
     @property
     def next_entry_number(self) -> int:

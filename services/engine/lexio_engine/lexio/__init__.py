@@ -1,7 +1,7 @@
 """Lexio's engine service: its codec, its servicer, its replay, and its registration, ``GAME``.
 
 >>> GAME.name, GAME.health_name, GAME.lexicons, GAME.rpcs
-('lexio', 'lexio.engine.v1.Engine', ('fr',), ('StartGame', 'Act', 'Preview', 'View'))
+('lexio', 'lexio.engine.v1.Engine', ('fr',), ('StartGame', 'Act', 'Preview', 'View', 'Review'))
 """
 
 from __future__ import annotations

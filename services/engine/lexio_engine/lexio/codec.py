@@ -6,6 +6,7 @@ A stored state is checked on the way in: a state that this engine cannot read is
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Final
 
@@ -26,6 +27,7 @@ from lexio_rules import (
     Reason,
     Refusal,
     Reserve,
+    SeatReview,
     SeatView,
     StateFormatError,
     TilePlacement,
@@ -184,6 +186,7 @@ def state_to_pb(s: GameState, earlier_log: Sequence[pb.LogEntry] = ()) -> pb.Gam
         turn_seconds=s.turn_seconds,
         reserves=[pb.Reserve(tries=r.tries, since=r.since) for r in s.reserves],
         turns_without_placement=s.turns_without_placement,
+        exchanged=s.exchanged,
     )
     # Entries already in protobuf are copied as they are, in C: no Python object per entry.
     message.log.extend(earlier_log)
@@ -205,6 +208,7 @@ def state_from_pb(m: pb.GameState, *, with_log: bool = True) -> GameState:
         (len(m.scores) == players and len(m.reserves) == players, "one score and reserve a seat"),
         (len(m.board) == CELLS and set(m.board) <= _BOARD_CHARS, "a board of 169 cells"),
         (all(set(r) <= _RACK_CHARS for r in (*m.racks, m.bag)), "racks and bag of tiles"),
+        (all(r and set(r) <= _RACK_CHARS for r in m.exchanged), "exchanges of tiles"),
         (0 <= m.turn < players, "a turn within the seats"),
         (m.turn_seconds > 0, "a positive turn clock"),
     )
@@ -231,6 +235,7 @@ def state_from_pb(m: pb.GameState, *, with_log: bool = True) -> GameState:
         log=log,
         ending=ending,
         log_offset=0 if with_log else len(m.log),
+        exchanged=tuple(m.exchanged),
     )
 
 
@@ -262,3 +267,12 @@ def views_to_pb(state: GameState, now: float) -> list[pb.SeatView]:
     """Every seat's view after an action, without the public log (the answer's ``event``
     extends it)."""
     return [view_to_pb(v, with_log=False) for v in all_views(state, now)]
+
+
+def review_to_pb(review: SeatReview) -> pb.ReviewResponse:
+    """A seat's review: its record as compact JSON text (UTF-8, names as they are) and its
+    steps, each without the log (the caller has the log once, in the state)."""
+    return pb.ReviewResponse(
+        record=json.dumps(review.record, ensure_ascii=False, separators=(",", ":")),
+        steps=[view_to_pb(v, with_log=False) for v in review.steps],
+    )

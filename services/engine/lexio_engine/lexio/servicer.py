@@ -12,18 +12,22 @@ from lexio.engine.v1 import engine_pb2 as pb
 from lexio.engine.v1 import engine_pb2_grpc
 from lexio_common.streamed_calls import StreamDrain
 from lexio_engine.lexio import codec
-from lexio_engine.servicing import Call, GameServicer, rpc
+from lexio_engine.servicing import GAME_NOT_OVER, REVIEW_UNAVAILABLE, Call, GameServicer, rpc
 from lexio_rules import (
     Accepted,
     Action,
+    GameNotOverError,
     GameState,
+    InvalidSeatError,
     Reason,
     Refusal,
+    ReviewUnavailableError,
     all_views,
     conclude,
     examine,
     new_game,
     preview,
+    review,
     seat_view,
 )
 
@@ -39,6 +43,14 @@ def _read_act(request: pb.ActRequest) -> tuple[GameState, Action]:
     action = codec.action_from_pb(request.action)
     state.check_seat(request.seat)
     return state, action
+
+
+def _read_review(request: pb.ReviewRequest) -> GameState:
+    state = codec.state_from_pb(request.state)
+    state.check_seat(request.seat)
+    if len(request.players) != state.players:
+        raise InvalidSeatError(f"{len(request.players)} names for a game of {state.players}")
+    return state
 
 
 class LexioServicer(GameServicer[WordChecker], engine_pb2_grpc.EngineServicer):
@@ -126,3 +138,17 @@ class LexioServicer(GameServicer[WordChecker], engine_pb2_grpc.EngineServicer):
         )
         call.outcome = "accepted"
         return pb.ViewResponse(view=codec.view_to_pb(view))
+
+    @rpc
+    async def Review(self, request: pb.ReviewRequest, call: Call) -> pb.ReviewResponse:
+        """A finished game as one seat may review it (lexio_rules.review): FAILED_PRECONDITION
+        game_not_over before the end, review_unavailable for a state that cannot be replayed."""
+        state = await call.read(lambda: _read_review(request))
+        try:
+            done = review(state, request.seat, request.players)
+        except GameNotOverError:
+            await call.fail_precondition(GAME_NOT_OVER)
+        except ReviewUnavailableError:
+            await call.fail_precondition(REVIEW_UNAVAILABLE)
+        call.outcome = "accepted"
+        return codec.review_to_pb(done)
