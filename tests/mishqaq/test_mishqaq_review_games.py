@@ -110,8 +110,16 @@ def random_place(state: GameState, side: Side, rng: random.Random, ahead: float)
 
 
 def random_swap(state: GameState, side: Side, rng: random.Random) -> Swap | None:
-    blanks = [(r, c) for r, c, t in state.board.occupied() if t.tile.blank and t.owner is side]
-    return Swap(*rng.choice(blanks)) if blanks else None
+    """One of ``side``'s blanks swapped: half the time the tile the rules pick, half the time
+    a rack tile of its letter named as the browser names the one dragged (maybe bilingual)."""
+    blanks = [(r, c, t) for r, c, t in state.board.occupied() if t.tile.blank and t.owner is side]
+    if not blanks:
+        return None
+    row, col, cell = rng.choice(blanks)
+    fitting = [t for t in state.rack(side) if t.letter == cell.as_letter]
+    if fitting and rng.random() < 0.5:
+        return Swap(row, col, rng.choice(fitting))
+    return Swap(row, col)
 
 
 @dataclass(frozen=True)
