@@ -80,10 +80,6 @@ class History:
     steps: tuple[HistoryStep, ...]
     """The start, then one step per log entry (``len(log) + 1``); the last is the final state."""
 
-    def before(self, number: int) -> GameState:
-        """The state just before the log entry numbered ``number`` (from 1)."""
-        return self.steps[number - 1].state
-
 
 def _measured(bank: float) -> float:
     snapped = round(bank, 3)
