@@ -24,6 +24,7 @@ from lexio_gateway.games import GameAdapter, build_adapter
 from lexio_gateway.hub import TableHub
 from lexio_gateway.lobby_client import LobbyClient
 from lexio_gateway.redis_store import RedisTableStore
+from lexio_gateway.review import add_routes as add_review_routes
 from lexio_gateway.services import TableSettings
 from lexio_gateway.store import SqliteTableStore, TableStore
 from lexio_gateway.ws import websocket
@@ -155,7 +156,7 @@ def _services(
         store: TableStore
         bus: Bus
         if config.redis_url:
-            store = RedisTableStore.from_url(config.redis_url)
+            store = RedisTableStore.from_url(config.redis_url, clock)
             bus = RedisBus(
                 redis_client.connect(
                     config.redis_url,
@@ -166,7 +167,7 @@ def _services(
                 )
             )
         else:
-            store, bus = SqliteTableStore(config.db_path), LocalBus()
+            store, bus = SqliteTableStore(config.db_path, clock), LocalBus()
         channels, adapters = _game_adapters(config)
         lobby_channel = grpc_channel.insecure_channel(config.lobby_address)
         hub = TableHub(
@@ -189,6 +190,14 @@ def _services(
             asyncio.create_task(
                 supervise("lobby_close", lambda: hub.close_in_lobby(LOBBY_CLOSE_SECONDS))
             ),
+            asyncio.create_task(
+                supervise(
+                    "record_expiry",
+                    lambda: hub.expire_records(
+                        config.record_sweep_seconds, config.record_retention_seconds
+                    ),
+                )
+            ),
         ]
         if store.shared:
             background.append(
@@ -204,6 +213,7 @@ def _services(
                 "games_resumed": resumed,
                 "store": "redis" if store.shared else str(config.db_path),
                 "replica": hub.replica,
+                "record_retention_days": config.record_retention_days,
             },
         )
         yield
@@ -265,6 +275,7 @@ def create_app(
     # No /metrics here: the public port answers 404; the metrics have a port of their own
     # (LEXIO_GATEWAY_METRICS_PORT), which only the monitoring namespace may reach.
     app.router.add_get("/ws", websocket)
+    add_review_routes(app)
     if STATIC.is_dir():
         app.router.add_static("/static/", STATIC, append_version=False)
     return app

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,16 @@ class GatewayConfig:
     require_origin: bool = False
     """Refuse WebSockets without an Origin header (programs such as ``lexio play`` send none;
     browsers always do, so this is not needed against cross-site pages)."""
+    record_retention_days: float = 30.0
+    """How long a finished game's record can be reviewed and downloaded after its end (then
+    a tombstone answers ``record_expired`` for as long again, then nothing is left)."""
+    record_sweep_seconds: float = 600.0
+    """How often the records past their retention are expired (the review answers
+    ``record_expired`` from the retention's end whether or not a sweep ran since)."""
+
+    @property
+    def record_retention_seconds(self) -> float:
+        return self.record_retention_days * 86400.0
 
     @classmethod
     def from_env(cls) -> GatewayConfig:
@@ -118,4 +129,17 @@ class GatewayConfig:
             ws_compress=env_str("LEXIO_GATEWAY_WS_COMPRESS", "") == "1",
             trust_forwarded_for=env_str("LEXIO_GATEWAY_TRUST_FORWARDED_FOR", "") == "1",
             require_origin=env_str("LEXIO_GATEWAY_REQUIRE_ORIGIN", "") == "1",
+            record_retention_days=_retention_days(),
+            record_sweep_seconds=env_float(
+                "LEXIO_GATEWAY_RECORD_SWEEP_SECONDS", cls.record_sweep_seconds, minimum=1.0
+            ),
         )
+
+
+def _retention_days() -> float:
+    """``LEXIO_RECORD_RETENTION_DAYS``: positive (fractions of a day allowed), or ``inf`` to
+    keep every record."""
+    days = env_float("LEXIO_RECORD_RETENTION_DAYS", GatewayConfig.record_retention_days)
+    if math.isnan(days) or days <= 0:
+        raise ConfigError(f"LEXIO_RECORD_RETENTION_DAYS must be a positive number, got {days}")
+    return days

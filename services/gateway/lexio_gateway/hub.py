@@ -14,7 +14,7 @@ from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
 from lexio_gateway.games import GameAdapter, GameUnavailableError, OptionValue
 from lexio_gateway.lobby_client import LobbyClient, LobbyError, LobbyTable
-from lexio_gateway.metrics import ACTIVE_TABLES
+from lexio_gateway.metrics import ACTIVE_TABLES, RECORDS_EXPIRED
 from lexio_gateway.protocol import ProtocolError
 from lexio_gateway.records import SeatToken, TableRecord, TableStatus
 from lexio_gateway.room import (
@@ -24,13 +24,21 @@ from lexio_gateway.room import (
     token_hash,
 )
 from lexio_gateway.services import Lifecycle, RoomServices, TableSettings
-from lexio_gateway.store import StoreUnavailableError, TableStore, VersionConflictError
+from lexio_gateway.store import (
+    Expired,
+    StoreUnavailableError,
+    TableStore,
+    VersionConflictError,
+)
 
 log = logging.getLogger(__name__)
 
 LOBBY_CLOSE_RETRY_SECONDS: Final = (1.0, 2.0, 4.0, 8.0, 15.0)
 """The waits between tries to close one finished table in the lobby, the last repeated."""
 LOBBY_CLOSE_BATCH: Final = 100
+RECORD_EXPIRY_BATCH: Final = 200
+"""Tables expired (and tombstones purged) per store call: SQLite's run on the event loop, so
+a backlog (a first sweep after a long stop) goes in short steps between which tables move."""
 
 
 class TableHub:
@@ -289,6 +297,48 @@ class TableHub:
             log.info("lobby back: finished tables closed", extra={"tables": closed})
         return closed
 
+    # Finished games' records expire -----------------------------------------------------
+
+    async def expire_records(self, every: float, retention: float) -> None:
+        """The records' retention (``retention`` seconds after a game's end), every ``every``
+        seconds, the first at once. Run under :func:`lexio_common.supervise.supervise`."""
+        while True:
+            with contextlib.suppress(StoreUnavailableError):
+                await self.expire_finished_records(retention)
+            await asyncio.sleep(every)
+
+    async def expire_finished_records(self, retention: float) -> Expired:
+        """One pass: every finished game that ended ``retention`` ago or more becomes a
+        tombstone, every tombstone twice that old goes (the store says which); none of them
+        stays in this replica's memory."""
+        now = self.clock()
+        done = Expired([], [])
+        while True:
+            batch = await self.store.expire_finished(
+                now - retention, now - 2 * retention, RECORD_EXPIRY_BATCH
+            )
+            for table_id in batch.expired + batch.purged:
+                self._evict(table_id)
+            RECORDS_EXPIRED.inc(len(batch.expired))
+            done.expired.extend(batch.expired)
+            done.purged.extend(batch.purged)
+            if max(len(batch.expired), len(batch.purged)) < RECORD_EXPIRY_BATCH:
+                break
+            await asyncio.sleep(0)  # the tables in play move between two batches
+        if done.expired or done.purged:
+            log.info(
+                "records expired",
+                extra={"count": len(done.expired), "tombstones_deleted": len(done.purged)},
+            )
+        return done
+
+    def _evict(self, table_id: str) -> None:
+        """Forget a table whose record is gone (a connection still in its room keeps the old
+        object, whose next write fails on the version: the store's tombstone is newer)."""
+        room = self.rooms.pop(table_id, None)
+        if room is not None:
+            room.stop_clock()
+
     # Seating ------------------------------------------------------------------------------
 
     async def _notify_seats(self, table_id: str) -> None:
@@ -403,6 +453,11 @@ class TableHub:
         if room is None:
             raise ProtocolError("bad_token")
         await room.refresh()
+        if room.record.status is TableStatus.EXPIRED:
+            # Only the review tells a late visitor that the record expired; here the seat
+            # is simply gone.
+            self._evict(room.table_id)
+            raise ProtocolError("bad_token")
         if room.record.status is TableStatus.OPEN:
             try:
                 room.lobby_table, _ = await self.lobby.get(room.table_id, seat.player_id)

@@ -86,6 +86,17 @@ GAME_EVENTS: Final = Histogram(
     ["game"],
     buckets=(5, 10, 20, 30, 40, 60, 80, 120, 200),
 )
+REVIEW_SECONDS: Final = Histogram(
+    "lexio_gateway_review_seconds",
+    "A finished game's review or record served over HTTP, from the request to the answer, by "
+    "game and outcome (ok or the error code; game 'unknown' before the token names a table).",
+    ["game", "outcome"],
+    buckets=LATENCY_BUCKETS,
+)
+RECORDS_EXPIRED: Final = Counter(
+    "lexio_gateway_records_expired_total",
+    "Finished games whose record passed its retention and was deleted (a tombstone stays).",
+)
 
 #: What a turn ends as: room.py's answers (accepted, refused, duplicate), and "error" for an
 #: error frame (ws.py's default).
@@ -96,6 +107,19 @@ CALL_OUTCOMES: Final = ("ok", "deadline_exceeded", "unavailable")
 FRAME_DIRECTIONS: Final = ("in", "out")
 #: How a seat resumes (delivery.py): the missed events replayed, or a snapshot.
 RECONNECT_MODES: Final = ("replay", "snapshot")
+#: What a review request ends as (review.py): served, or its error code.
+REVIEW_OUTCOMES: Final = (
+    "ok",
+    "missing_token",
+    "bad_token",
+    "game_not_over",
+    "record_expired",
+    "review_unavailable",
+    "unavailable",
+)
+#: The outcomes of a request whose token named no table (yet): its series' game.
+REVIEW_UNKNOWN_GAME: Final = "unknown"
+REVIEW_OUTCOMES_BEFORE_A_TABLE: Final = ("missing_token", "bad_token", "unavailable")
 
 
 @dataclass(frozen=True)
@@ -124,6 +148,8 @@ def initialise_game(game: str, labels: GameLabels) -> None:
     for cause in labels.end_causes:
         GAMES_ENDED.labels(game=game, cause=cause)
     GAME_EVENTS.labels(game=game)
+    for outcome in REVIEW_OUTCOMES:
+        REVIEW_SECONDS.labels(game=game, outcome=outcome)
 
 
 def _initialise_gateway() -> None:
@@ -136,6 +162,8 @@ def _initialise_gateway() -> None:
         ERRORS.labels(code=code)
     for mode in RECONNECT_MODES:
         RECONNECTS.labels(mode=mode)
+    for outcome in REVIEW_OUTCOMES_BEFORE_A_TABLE:
+        REVIEW_SECONDS.labels(game=REVIEW_UNKNOWN_GAME, outcome=outcome)
 
 
 _initialise_gateway()

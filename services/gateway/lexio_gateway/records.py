@@ -16,6 +16,10 @@ class TableStatus(enum.Enum):
     """Seating players in the lobby; no game yet."""
     STARTED = "started"
     OVER = "over"
+    EXPIRED = "expired"
+    """A finished game past its record's retention: a tombstone (the table's id, game and end
+    instant; no names, no state, no events), kept one more retention so that a late visitor
+    hears that its record expired rather than that its token is unknown."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,9 @@ class TableRecord:
     """The table's options, fixed with the invitation."""
     rematch_code: str = ""
     rematch_table_id: str = ""
+    ended_at: float | None = None
+    """When the game ended (Unix seconds; None before). The commit that ends it stores it: the
+    record's retention counts from it."""
 
     @property
     def clock_due(self) -> float:
@@ -114,6 +121,7 @@ def record_fields(record: TableRecord) -> dict[str, Any]:
         "options": record.options,
         "rematch_code": record.rematch_code,
         "rematch_table_id": record.rematch_table_id,
+        "ended_at": record.ended_at,
     }
 
 
@@ -138,6 +146,26 @@ def record_from_fields(
         options=dict(fields.get("options") or {}),
         rematch_code=fields["rematch_code"],
         rematch_table_id=fields["rematch_table_id"],
+        ended_at=_ended_at(fields),
+    )
+
+
+def _ended_at(fields: Mapping[str, Any]) -> float | None:
+    ended_at = fields.get("ended_at")
+    return float(ended_at) if ended_at is not None else None
+
+
+def tombstone(record: TableRecord) -> TableRecord:
+    """What is kept of a finished table once its record expired: its id, game and end instant
+    (for the answer ``record_expired``, and to know when to forget it), nothing of its players
+    or its game; version + 1, so that a replica still holding the table cannot write it back."""
+    return TableRecord(
+        table_id=record.table_id,
+        game=record.game,
+        code="",
+        status=TableStatus.EXPIRED,
+        version=record.version + 1,
+        ended_at=record.ended_at,
     )
 
 

@@ -3,10 +3,15 @@
 One hash per table (``version``, ``meta`` JSON, ``state`` bytes), one list of its events (the
 n-th event at index n − 1), a reply key per applied action, the seat tokens, a set of tables
 in play and a sorted set of their clocks' next instants (its key, ``deadlines``, predates
-games with other clocks), and a sorted set of the finished tables still to close in the
-lobby. A commit is one Lua script: compare the version, write, and publish the commit's
-notice — so two replicas can never both apply an action, and every replica sees notices in
-commit order.
+games with other clocks), a sorted set of the finished tables still to close in the lobby,
+and two of finished tables by their end instant for the records' retention (``ended``: to
+expire; ``expired``: the tombstones, to delete). A
+commit is one Lua script: compare the version, write, and publish the commit's notice — so
+two replicas can never both apply an action, and every replica sees notices in commit order.
+
+Seat tokens expire ``TOKEN_TTL_SECONDS`` after they were given, unless their game ends first:
+the commit that ends it makes its tokens (listed per table, ``tk:<table>``) permanent, and the
+records' retention deletes them (:meth:`RedisTableStore.expire_finished`).
 
 Durability is Redis's: run it with ``appendonly yes`` and ``appendfsync everysec`` (or
 ``always``); docs/operations.md says what an operator must set.
@@ -15,6 +20,8 @@ Durability is Redis's: run it with ``appendonly yes`` and ``appendfsync everysec
 from __future__ import annotations
 
 import json
+import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
@@ -27,10 +34,14 @@ from lexio_gateway.records import (
     SeatToken,
     StoredEvent,
     TableRecord,
+    TableStatus,
     record_fields,
     record_from_fields,
+    tombstone,
 )
-from lexio_gateway.store import StoreUnavailableError, VersionConflictError
+from lexio_gateway.store import Expired, StoreUnavailableError, VersionConflictError, stamp_end
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 PREFIX: Final = "lexio:gw:"
@@ -38,6 +49,15 @@ REPLY_TTL_SECONDS: Final = 7 * 24 * 3600
 TOKEN_TTL_SECONDS: Final = 30 * 24 * 3600
 LOBBY_CLOSES: Final = f"{PREFIX}lobby-closes"
 """Finished tables still to close in the lobby, scored by when the next try is due."""
+ENDED: Final = f"{PREFIX}ended"
+"""Finished tables whose record is kept, scored by when their game ended."""
+EXPIRED: Final = f"{PREFIX}expired"
+"""The tombstones of finished tables whose record expired, scored by when their game ended."""
+TOKEN_PREFIX: Final = f"{PREFIX}k:"
+SCHEMA_KEY: Final = f"{PREFIX}schema"
+SCHEMA: Final = 2
+"""2: finished tables carry ``ended_at`` and are listed in ``ended``; tokens are listed per
+table. :meth:`RedisTableStore.migrate` brings data written before up to it."""
 
 _CLAIM: Final = """
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -53,17 +73,67 @@ local version = redis.call('HGET', KEYS[1], 'version')
 if version ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'meta', ARGV[3], 'state', ARGV[4])
 local n = tonumber(ARGV[11])
-for i = 1, n do redis.call('RPUSH', KEYS[2], ARGV[11 + i]) end
+for i = 1, n do redis.call('RPUSH', KEYS[2], ARGV[13 + i]) end
 if ARGV[6] == 'started' then
   redis.call('ZADD', KEYS[3], ARGV[7], ARGV[5])
   redis.call('SADD', KEYS[4], ARGV[5])
 else
   redis.call('ZREM', KEYS[3], ARGV[5])
   local was_playing = redis.call('SREM', KEYS[4], ARGV[5])
-  if was_playing == 1 and ARGV[6] == 'over' then redis.call('ZADD', KEYS[7], 0, ARGV[5]) end
+  if was_playing == 1 and ARGV[6] == 'over' then
+    redis.call('ZADD', KEYS[7], 0, ARGV[5])
+    -- The seats' tokens last as long as the record now (the retention deletes them).
+    for _, digest in ipairs(redis.call('SMEMBERS', KEYS[9])) do
+      redis.call('PERSIST', ARGV[13] .. digest)
+    end
+    redis.call('PERSIST', KEYS[9])
+  end
+end
+if ARGV[6] == 'over' and ARGV[12] ~= '' then
+  redis.call('ZADD', KEYS[8], 'NX', ARGV[12], ARGV[5])
 end
 if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', ARGV[10]) end
 if ARGV[9] ~= '' then redis.call('PUBLISH', KEYS[6], ARGV[9]) end
+return 1
+"""
+
+
+# A finished table becomes its tombstone (the caller read it and wrote the tombstone's meta):
+# if it is still that version, its state, events and lobby closing go, and its tokens lose
+# their names. Replies expire by themselves (REPLY_TTL_SECONDS, shorter than any retention).
+_EXPIRE: Final = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'meta', ARGV[3], 'state', '')
+redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[4], ARGV[4])
+local ended = redis.call('ZSCORE', KEYS[5], ARGV[4])
+redis.call('ZREM', KEYS[5], ARGV[4])
+redis.call('ZADD', KEYS[6], ended or ARGV[6], ARGV[4])
+for _, digest in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+  local key = ARGV[5] .. digest
+  local raw = redis.call('GET', key)
+  if raw then
+    local token = cjson.decode(raw)
+    token[3] = ''
+    redis.call('SET', key, cjson.encode(token), 'KEEPTTL')
+  end
+end
+return 1
+"""
+
+# A tombstone past its second retention goes with its tokens (if it still is one; a key that
+# is no tombstone leaves the list).
+_PURGE: Final = """
+local meta = redis.call('HGET', KEYS[1], 'meta')
+if meta and cjson.decode(meta)['status'] ~= 'expired' then
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  return 0
+end
+for _, digest in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  redis.call('DEL', ARGV[2] .. digest)
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 """
 
@@ -85,14 +155,20 @@ def _record(table_id: str, fields: dict[Any, Any]) -> TableRecord:
 class RedisTableStore:
     shared = True
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, clock: Callable[[], float] = time.time) -> None:
+        """``clock``: what stamps a game's end (:func:`stamp_end`), the gateway's own."""
         self._client = client
+        self._clock = clock
         self._save = client.register_script(_SAVE)
         self._claim = client.register_script(_CLAIM)
+        self._expire = client.register_script(_EXPIRE)
+        self._purge = client.register_script(_PURGE)
+        self._migrated = False
 
     @classmethod
-    def from_url(cls, url: str) -> RedisTableStore:
-        return cls(redis_client.connect(url, timeout=2.0, name="lexio-gateway", text=False))
+    def from_url(cls, url: str, clock: Callable[[], float] = time.time) -> RedisTableStore:
+        client = redis_client.connect(url, timeout=2.0, name="lexio-gateway", text=False)
+        return cls(client, clock)
 
     @property
     def client(self) -> aioredis.Redis:
@@ -101,6 +177,12 @@ class RedisTableStore:
     @staticmethod
     async def _guard(call: Callable[[], Awaitable[T]]) -> T:
         return await redis_client.guard(call(), StoreUnavailableError)
+
+    @staticmethod
+    async def _ask(call: Awaitable[T]) -> T:
+        """:meth:`_guard` of a call already made (where a lambda would close over a loop's
+        variable)."""
+        return await redis_client.guard(call, StoreUnavailableError)
 
     async def ping(self) -> bool:
         try:
@@ -115,6 +197,11 @@ class RedisTableStore:
     @staticmethod
     def _events_key(table_id: str) -> str:
         return f"{PREFIX}ev:{table_id}"
+
+    @staticmethod
+    def _tokens_key(table_id: str) -> str:
+        """The digests of the table's seat tokens."""
+        return f"{PREFIX}tk:{table_id}"
 
     async def create_table(self, record: TableRecord) -> None:
         key = self._table_key(record.table_id)
@@ -140,6 +227,7 @@ class RedisTableStore:
         reply: ActionReply | None = None,
         notice: dict[str, Any] | None = None,
     ) -> None:
+        stamp_end(record, self._clock())
         reply_key = (
             f"{PREFIX}r:{record.table_id}:{reply.player_id}:{reply.action_id}" if reply else ""
         )
@@ -151,6 +239,8 @@ class RedisTableStore:
             reply_key or f"{PREFIX}r:none",
             CHANNEL,
             LOBBY_CLOSES,
+            ENDED,
+            self._tokens_key(record.table_id),
         ]
         args: list[Any] = [
             str(expected_version),
@@ -164,6 +254,8 @@ class RedisTableStore:
             json.dumps(notice) if notice else "",
             REPLY_TTL_SECONDS,
             len(events),
+            repr(record.ended_at) if record.ended_at is not None else "",
+            TOKEN_PREFIX,
             *(json.dumps(e.entry) for e in events),
         ]
         applied = await self._guard(lambda: self._save(keys=keys, args=args))
@@ -199,9 +291,16 @@ class RedisTableStore:
 
     async def add_token(self, token_hash: str, token: SeatToken) -> None:
         value = json.dumps([token.table_id, token.player_id, token.name])
-        await self._guard(
-            lambda: self._client.set(f"{PREFIX}k:{token_hash}", value, ex=TOKEN_TTL_SECONDS)
-        )
+        listed = self._tokens_key(token.table_id)
+
+        async def add() -> None:
+            pipe = self._client.pipeline(transaction=True)
+            pipe.set(f"{TOKEN_PREFIX}{token_hash}", value, ex=TOKEN_TTL_SECONDS)
+            pipe.sadd(listed, token_hash)
+            pipe.expire(listed, TOKEN_TTL_SECONDS)
+            await pipe.execute()
+
+        await self._guard(add)
 
     async def find_token(self, token_hash: str) -> SeatToken | None:
         raw = await self._guard(lambda: self._client.get(f"{PREFIX}k:{token_hash}"))
@@ -236,6 +335,105 @@ class RedisTableStore:
 
     async def lobby_close_done(self, table_id: str) -> None:
         await self._guard(lambda: self._client.zrem(LOBBY_CLOSES, table_id))
+
+    async def expire_finished(
+        self, expire_before: float, purge_before: float, limit: int
+    ) -> Expired:
+        if not self._migrated:
+            await self.migrate()
+        due = await self._guard(
+            lambda: self._client.zrangebyscore(ENDED, "-inf", expire_before, start=0, num=limit)
+        )
+        expired = []
+        for table_id in map(_text, due):
+            record = await self.get_table(table_id)
+            if record is None or record.status is not TableStatus.OVER:
+                # Not a finished table (any more): nothing to keep it listed for.
+                await self._ask(self._client.zrem(ENDED, table_id))
+                continue
+            stone = tombstone(record)
+            keys = [
+                self._table_key(table_id),
+                self._events_key(table_id),
+                self._tokens_key(table_id),
+                LOBBY_CLOSES,
+                ENDED,
+                EXPIRED,
+            ]
+            args: list[str | int] = [
+                record.version,
+                stone.version,
+                _meta(stone),
+                table_id,
+                TOKEN_PREFIX,
+                repr(record.ended_at if record.ended_at is not None else expire_before),
+            ]
+            if await self._ask(self._expire(keys=keys, args=args)):
+                expired.append(table_id)
+        old = await self._guard(
+            lambda: self._client.zrangebyscore(EXPIRED, "-inf", purge_before, start=0, num=limit)
+        )
+        purged = []
+        for table_id in map(_text, old):
+            keys = [self._table_key(table_id), self._tokens_key(table_id), EXPIRED]
+            if await self._ask(self._purge(keys=keys, args=[table_id, TOKEN_PREFIX])):
+                purged.append(table_id)
+        return Expired(expired, purged)
+
+    async def migrate(self) -> None:
+        """Data written before :data:`SCHEMA` 2, once per store (any replica; again is
+        harmless): each finished table gets an end instant, now (when it ended is unknown:
+        its retention counts from the upgrade) and its place in ``ended``; each seat token
+        its place in its table's list, and the tokens of finished tables become permanent."""
+        stored = await self._guard(lambda: self._client.get(SCHEMA_KEY))
+        if stored is not None and int(stored) >= SCHEMA:
+            self._migrated = True
+            return
+        now = self._clock()
+        finished: set[str] = set()
+        tables = 0
+        async for key in self._client.scan_iter(match=f"{PREFIX}t:*", count=500):
+            table_id = _text(key).removeprefix(f"{PREFIX}t:")
+            record = await self.get_table(table_id)
+            if record is None or record.status not in (TableStatus.OVER, TableStatus.EXPIRED):
+                continue
+            finished.add(table_id)
+            if record.ended_at is None:
+                record.ended_at = now
+                # Not a commit (no version + 1): only the meta, if the table is still that
+                # version; a table that moved on was written by a gateway that stamps it.
+                await self._ask(
+                    self._client.eval(
+                        "if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then "
+                        "redis.call('HSET', KEYS[1], 'meta', ARGV[2]) end",
+                        1,
+                        self._table_key(table_id),
+                        str(record.version),
+                        _meta(record),
+                    )
+                )
+                tables += 1
+            listed = ENDED if record.status is TableStatus.OVER else EXPIRED
+            await self._ask(self._client.zadd(listed, {table_id: record.ended_at}, nx=True))
+        tokens = 0
+        async for key in self._client.scan_iter(match=f"{TOKEN_PREFIX}*", count=500):
+            raw = await self._ask(self._client.get(key))
+            if raw is None:
+                continue
+            table_id = json.loads(raw)[0]
+            digest = _text(key).removeprefix(TOKEN_PREFIX)
+            pipe = self._client.pipeline(transaction=False)
+            pipe.sadd(self._tokens_key(table_id), digest)
+            if table_id in finished:
+                pipe.persist(key)
+                pipe.persist(self._tokens_key(table_id))
+            else:
+                pipe.expire(self._tokens_key(table_id), TOKEN_TTL_SECONDS)
+            await self._guard(pipe.execute)
+            tokens += 1
+        await self._guard(lambda: self._client.set(SCHEMA_KEY, SCHEMA))
+        self._migrated = True
+        log.info("store migrated", extra={"schema": SCHEMA, "tables": tables, "tokens": tokens})
 
     async def close(self) -> None:
         await self._client.aclose()

@@ -11,7 +11,9 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,6 +25,7 @@ from lexio_gateway.records import (
     TableStatus,
     record_fields,
     record_from_fields,
+    tombstone,
 )
 
 
@@ -32,6 +35,24 @@ class VersionConflictError(Exception):
 
 class StoreUnavailableError(Exception):
     """The store cannot be reached; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Expired:
+    """What one pass of :meth:`TableStore.expire_finished` did."""
+
+    expired: list[str]
+    """Finished tables now tombstones: their state, events and replies deleted."""
+    purged: list[str]
+    """Tombstones deleted with their tokens: nothing of these tables is left."""
+
+
+def stamp_end(record: TableRecord, now: float) -> None:
+    """A record written as finished without its end instant gets ``now``: the commit that ends
+    the game stores it (whichever step ended it: a move, a clock, a resignation), and the
+    caller's copy, which is the table's record from then on, carries it."""
+    if record.status is TableStatus.OVER and record.ended_at is None:
+        record.ended_at = now
 
 
 class TableStore(Protocol):
@@ -52,7 +73,8 @@ class TableStore(Protocol):
     ) -> None:
         """Write ``record`` (whose version is ``expected_version + 1``), its new events and
         the action's reply atomically, or raise :class:`VersionConflictError`. A shared store
-        publishes ``notice`` on the bus in the same atomic step."""
+        publishes ``notice`` on the bus in the same atomic step. A finished record without its
+        end instant gets the store's clock's now (:func:`stamp_end`), written in that step."""
         ...
 
     async def events_after(self, table_id: str, seq: int, limit: int) -> list[StoredEvent]: ...
@@ -95,6 +117,17 @@ class TableStore(Protocol):
         """Tables in play whose clock event is due (shared stores; others: none)."""
         ...
 
+    async def expire_finished(
+        self, expire_before: float, purge_before: float, limit: int
+    ) -> Expired:
+        """The records' retention, one batch (at most ``limit`` tables of each kind): finished
+        tables that ended at or before ``expire_before`` become tombstones (status
+        ``expired``: their state, events, replies and players' names deleted; their tokens
+        kept, nameless), and tombstones of tables that ended at or before ``purge_before``
+        go, with their tokens. Several replicas may run it at once: each table is changed
+        once, by one of them."""
+        ...
+
     async def ping(self) -> bool:
         """Whether the store answers now (readiness); never raises."""
         ...
@@ -119,7 +152,8 @@ CREATE TABLE IF NOT EXISTS tables (
     rematch_table_id TEXT NOT NULL,
     clock TEXT,
     seats TEXT,
-    options TEXT
+    options TEXT,
+    ended_at REAL
 );
 CREATE INDEX IF NOT EXISTS tables_by_status ON tables (status);
 CREATE TABLE IF NOT EXISTS events (
@@ -134,6 +168,7 @@ CREATE TABLE IF NOT EXISTS tokens (
     player_id TEXT NOT NULL,
     name TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tokens_by_table ON tokens (table_id);
 CREATE TABLE IF NOT EXISTS lobby_closes (
     table_id TEXT PRIMARY KEY,
     due REAL NOT NULL
@@ -149,16 +184,22 @@ CREATE TABLE IF NOT EXISTS replies (
 
 # Added to files made before the clock was the game's and tables had options. A row written
 # then keeps NULL there and is read from its old turn/deadline/turn_since columns (which new
-# rows leave at their defaults).
+# rows leave at their defaults). ended_at: see _ENDED_BEFORE_THE_COLUMN.
 _MIGRATIONS = (
     ("clock", "ALTER TABLE tables ADD COLUMN clock TEXT"),
     ("seats", "ALTER TABLE tables ADD COLUMN seats TEXT"),
     ("options", "ALTER TABLE tables ADD COLUMN options TEXT"),
+    ("ended_at", "ALTER TABLE tables ADD COLUMN ended_at REAL"),
 )
+# The games that ended before their end instant was stored: when is unknown, so their
+# retention counts from the upgrade that added the column (no record expires at once).
+_ENDED_BEFORE_THE_COLUMN = "UPDATE tables SET ended_at = ? WHERE status = ? AND ended_at IS NULL"
+# After the migrations: an older file has no ended_at column before them.
+_INDEXES = "CREATE INDEX IF NOT EXISTS tables_by_end ON tables (status, ended_at)"
 _JSON_COLUMNS = ("players", "clock", "seats", "options")
 _COLUMNS = (
     "table_id, game, code, status, version, seq, players, state, clock, seats, options, "
-    "rematch_code, rematch_table_id"
+    "rematch_code, rematch_table_id, ended_at"
 )
 _READ_COLUMNS = f"{_COLUMNS}, turn, deadline, turn_since"
 
@@ -175,6 +216,7 @@ def _row(record: TableRecord) -> tuple[object, ...]:
         fields["players"],
         record.state,
         *(fields[c] for c in ("clock", "seats", "options", "rematch_code", "rematch_table_id")),
+        record.ended_at,
     )
 
 
@@ -237,7 +279,8 @@ class SqliteTableStore:
 
     shared = False
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        """``clock``: what stamps a game's end (:func:`stamp_end`), the gateway's own."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -247,10 +290,16 @@ class SqliteTableStore:
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.executescript(_SCHEMA)
+        self._clock = clock
         present = {row["name"] for row in self._db.execute("PRAGMA table_info(tables)")}
-        for column, statement in _MIGRATIONS:
-            if column not in present:
-                self._db.execute(statement)
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for column, statement in _MIGRATIONS:
+                if column not in present:
+                    self._db.execute(statement)
+            if "ended_at" not in present:
+                self._db.execute(_ENDED_BEFORE_THE_COLUMN, (clock(), TableStatus.OVER.value))
+            self._db.execute(_INDEXES)
         self._checkpointer = _Checkpointer(path)
         self._checkpointer.start()
 
@@ -260,7 +309,7 @@ class SqliteTableStore:
             self._db.execute(
                 # The old columns get their neutral values: older files have no defaults there.
                 f"INSERT INTO tables ({_COLUMNS}, turn, deadline, turn_since) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,-1,0,0)",
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,-1,0,0)",
                 _row(record),
             )
 
@@ -278,6 +327,7 @@ class SqliteTableStore:
         reply: ActionReply | None = None,
         notice: dict[str, Any] | None = None,
     ) -> None:
+        stamp_end(record, self._clock())
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             values = _row(record)
@@ -292,7 +342,7 @@ class SqliteTableStore:
                     )
             updated = self._db.execute(
                 "UPDATE tables SET game=?, code=?, status=?, version=?, seq=?, players=?, state=?, "
-                "clock=?, seats=?, options=?, rematch_code=?, rematch_table_id=? "
+                "clock=?, seats=?, options=?, rematch_code=?, rematch_table_id=?, ended_at=? "
                 "WHERE table_id = ? AND version = ?",
                 (*values[1:], record.table_id, expected_version),
             )
@@ -376,6 +426,43 @@ class SqliteTableStore:
     async def lobby_close_done(self, table_id: str) -> None:
         with self._db:
             self._db.execute("DELETE FROM lobby_closes WHERE table_id = ?", (table_id,))
+
+    async def expire_finished(
+        self, expire_before: float, purge_before: float, limit: int
+    ) -> Expired:
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            rows = self._db.execute(
+                f"SELECT {_READ_COLUMNS} FROM tables WHERE status = ? AND ended_at <= ? "
+                "ORDER BY ended_at LIMIT ?",
+                (TableStatus.OVER.value, expire_before, limit),
+            ).fetchall()
+            expired = [_record(row) for row in rows]
+            for record in expired:
+                stone = tombstone(record)
+                self._db.execute(
+                    "UPDATE tables SET game=?, code=?, status=?, version=?, seq=?, players=?, "
+                    "state=?, clock=?, seats=?, options=?, rematch_code=?, rematch_table_id=?, "
+                    "ended_at=? WHERE table_id = ?",
+                    (*_row(stone)[1:], stone.table_id),
+                )
+                for table in ("events", "replies", "lobby_closes"):
+                    self._db.execute(f"DELETE FROM {table} WHERE table_id = ?", (stone.table_id,))
+                # Kept for the answer record_expired, without the names they were given.
+                self._db.execute(
+                    "UPDATE tokens SET name = '' WHERE table_id = ?", (stone.table_id,)
+                )
+            purged = [
+                row["table_id"]
+                for row in self._db.execute(
+                    "SELECT table_id FROM tables WHERE status = ? AND ended_at <= ? LIMIT ?",
+                    (TableStatus.EXPIRED.value, purge_before, limit),
+                ).fetchall()
+            ]
+            for table_id in purged:
+                self._db.execute("DELETE FROM tokens WHERE table_id = ?", (table_id,))
+                self._db.execute("DELETE FROM tables WHERE table_id = ?", (table_id,))
+        return Expired([r.table_id for r in expired], purged)
 
     async def ping(self) -> bool:
         try:

@@ -10,7 +10,7 @@ and what a refusal tells the player who tried (:attr:`Step.refusal`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -24,6 +24,11 @@ class GameUnavailableError(Exception):
 
 class BadActionError(Exception):
     """The action cannot be stated; nothing was asked of the engine."""
+
+
+class ReviewUnavailableError(Exception):
+    """This game has no review (no record format), or this finished game's stored state cannot
+    be replayed (stored before the game kept what a replay needs)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,20 @@ class Step:
     """When this step ended the game: the game's name for why (a metric's bounded label)."""
 
 
+@dataclass(frozen=True)
+class GameReview:
+    """A finished game as one seat may review it: nothing that seat did not see in play (no
+    other rack before the end's reveal, others' exchanges as counts)."""
+
+    record: dict[str, Any]
+    """The game's record document for that seat (the shared record format), parsed."""
+    entries: list[dict[str, Any]]
+    """The public log, each entry as the protocol's ``event`` frame's ``entry``."""
+    steps: list[dict[str, Any]]
+    """The seat's view (as the ``view`` frame's ``view``, without its log) at the start, then
+    after each entry: ``len(entries) + 1`` of them."""
+
+
 class GameAdapter(Protocol):
     name: str
 
@@ -103,4 +122,10 @@ class GameAdapter(Protocol):
 
     async def on_clock(self, table: GameTable, event: ClockEvent, now: float) -> Step:
         """The table's own action when ``event`` falls due."""
+        ...
+
+    async def review(self, table: GameTable, seat: int, players: Sequence[str]) -> GameReview:
+        """A finished game as ``seat`` may review it (``players``: the names in seat order);
+        ReviewUnavailableError when it has none, GameUnavailableError when the engine cannot
+        answer now."""
         ...

@@ -8,14 +8,20 @@ unary calls from then on). Either way the caller sees the same answers and the s
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
 import grpc
 
 from lexio_common.streamed_calls import StreamBrokenError, StreamedCalls, StreamUnsupportedError
-from lexio_gateway.games.contract import BadActionError, GameUnavailableError
+from lexio_gateway.games.contract import (
+    BadActionError,
+    GameReview,
+    GameUnavailableError,
+    ReviewUnavailableError,
+)
 from lexio_gateway.metrics import ENGINE_CALL_SECONDS
 
 Settings = TypeVar("Settings")
@@ -128,3 +134,36 @@ class EngineAdapter(Generic[Settings]):
             streamed={"Act": self.act_call} if stream else None,
         )
         self._settings = settings
+
+    async def _review(self, request: Any) -> Any:
+        """The engine's ``Review`` of a finished game. Its FAILED_PRECONDITION (a state that
+        cannot be replayed; or not over, which the gateway checked before asking, so a table
+        whose state says otherwise has no review either) is :class:`ReviewUnavailableError`;
+        INVALID_ARGUMENT (an unreadable state) too: the stored game cannot be reviewed."""
+        try:
+            return await self._call("Review", request)
+        except grpc.aio.AioRpcError as e:
+            if e.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                raise ReviewUnavailableError(e.details() or "review_unavailable") from e
+            if e.code() == grpc.StatusCode.UNIMPLEMENTED:
+                # An engine older than Review, for the time of a rolling upgrade.
+                raise GameUnavailableError("the engine has no Review yet") from e
+            raise
+        except BadActionError as e:
+            raise ReviewUnavailableError(str(e)) from e
+
+
+def game_review(
+    record_text: str, entries: Sequence[dict[str, Any]], steps: Sequence[dict[str, Any]]
+) -> GameReview:
+    """A review from the engine's answer, checked for what the contract promises (one view per
+    entry and one before the first): an engine that broke it has no review to give."""
+    if len(steps) != len(entries) + 1:
+        raise ReviewUnavailableError(f"{len(steps)} steps for {len(entries)} entries")
+    try:
+        record = json.loads(record_text)
+    except json.JSONDecodeError as e:
+        raise ReviewUnavailableError(f"the engine's record is not JSON: {e}") from e
+    if not isinstance(record, dict):
+        raise ReviewUnavailableError("the engine's record is not an object")
+    return GameReview(record=record, entries=list(entries), steps=list(steps))

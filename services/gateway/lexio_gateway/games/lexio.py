@@ -7,7 +7,7 @@ either way, when the time is up the table passes for it, naming why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -19,12 +19,13 @@ from lexio_gateway.games import shape
 from lexio_gateway.games.contract import (
     BadActionError,
     ClockEvent,
+    GameReview,
     GameTable,
     Options,
     Step,
     TableClock,
 )
-from lexio_gateway.games.engine_call import EngineAdapter
+from lexio_gateway.games.engine_call import EngineAdapter, game_review
 from lexio_gateway.games.registry import GatewayGame
 from lexio_gateway.jsoncodec import enum_codes, to_json
 from lexio_gateway.metrics import GameLabels
@@ -224,6 +225,16 @@ class LexioAdapter(EngineAdapter[LexioSettings]):
         if not with_log:
             view["log"] = []
         return view
+
+    async def review(self, table: GameTable, seat: int, players: Sequence[str]) -> GameReview:
+        state = pb.GameState.FromString(table.state)
+        request = pb.ReviewRequest(state=state, seat=seat, players=list(players))
+        reply = await self._review(request)
+        # The state's log is the public one, entry for entry what the event frames carried
+        # (exchanges as counts: the letters are the state's private ``exchanged``).
+        entries = [to_json(entry) for entry in state.log]
+        steps = [to_json(view) for view in reply.steps]
+        return game_review(reply.record, entries, steps)
 
 
 GAME: Final = GatewayGame(

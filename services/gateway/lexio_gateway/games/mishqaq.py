@@ -10,7 +10,7 @@ player's absence changes nothing (M32: the clock runs as if they were thinking).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -21,12 +21,13 @@ from lexio_gateway.games import shape
 from lexio_gateway.games.contract import (
     BadActionError,
     ClockEvent,
+    GameReview,
     GameTable,
     Options,
     Step,
     TableClock,
 )
-from lexio_gateway.games.engine_call import EngineAdapter
+from lexio_gateway.games.engine_call import EngineAdapter, game_review
 from lexio_gateway.games.registry import GatewayGame
 from lexio_gateway.jsoncodec import enum_codes, to_json
 from lexio_gateway.metrics import GameLabels
@@ -250,6 +251,16 @@ class MishqaqAdapter(EngineAdapter[MishqaqSettings]):
             state=pb.GameState.FromString(table.state), side=side, now=now, with_log=with_log
         )
         return _json((await self._call("View", request)).view)
+
+    async def review(self, table: GameTable, seat: int, players: Sequence[str]) -> GameReview:
+        # The record names its players by side (mishqaq-record-format.md): the engine knows
+        # the sides, not the names, and the gateway gives it none.
+        state = pb.GameState.FromString(table.state)
+        side = _PB_SIDES[_side_of(table.options, seat)]
+        reply = await self._review(pb.ReviewRequest(state=state, side=side))
+        entries = [_json(entry) for entry in state.log]
+        steps = [_json(view) for view in reply.steps]
+        return game_review(reply.record, entries, steps)
 
 
 GAME: Final = GatewayGame(

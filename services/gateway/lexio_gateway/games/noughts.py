@@ -10,7 +10,7 @@ view is the whole game, for that seat.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NoReturn
 
@@ -21,8 +21,10 @@ from lexio_gateway.games import shape
 from lexio_gateway.games.contract import (
     BadActionError,
     ClockEvent,
+    GameReview,
     GameTable,
     Options,
+    ReviewUnavailableError,
     Step,
     TableClock,
 )
@@ -156,6 +158,11 @@ class NoughtsAdapter(EngineAdapter[NoughtsSettings]):
     async def on_clock(self, table: GameTable, event: ClockEvent, now: float) -> NoReturn:
         """Never asked, as :meth:`clock_event`."""
         raise AssertionError("noughts has no clock")
+
+    async def review(self, table: GameTable, seat: int, players: Sequence[str]) -> GameReview:
+        """The example game has no record format, so no review: a game that has one adds it
+        (docs/adding-a-game.md)."""
+        raise ReviewUnavailableError("noughts has no record format")
 
 
 GAME: Final = GatewayGame(
