@@ -258,7 +258,11 @@ class MishqaqAdapter(EngineAdapter[MishqaqSettings]):
         state = pb.GameState.FromString(table.state)
         side = _PB_SIDES[_side_of(table.options, seat)]
         reply = await self._review(pb.ReviewRequest(state=state, side=side))
-        entries = [_json(entry) for entry in state.log]
+        # The state's log is the rules' own form: the engine writes the public entries, as the
+        # event frames carried them, into a view (of a finished game: no clock runs, so its
+        # instant changes nothing but the log is all that is read of it).
+        request = pb.ViewRequest(state=state, side=side, now=0.0, with_log=True)
+        entries = _json((await self._call("View", request)).view)["log"]
         steps = [_json(view) for view in reply.steps]
         return game_review(reply.record, entries, steps)
 
