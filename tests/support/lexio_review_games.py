@@ -16,6 +16,7 @@ out of turn, which a review never sees.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -151,3 +152,17 @@ def play_random_game(seed: int, *, words: bool = False) -> PlayedGame:
         states.append(game)
         turns += 1
     return PlayedGame(seed, words, NAMES[:players], tuple(states), refusals)
+
+
+#: How many games of each kind :func:`random_games` plays.
+FORM_GAMES = 200
+WORD_GAMES = 4
+
+
+@functools.cache
+def random_games() -> tuple[PlayedGame, ...]:
+    """:data:`FORM_GAMES` games of legal form and :data:`WORD_GAMES` of French words, played
+    once per test session (seeds 0, 1, …)."""
+    form = tuple(play_random_game(seed) for seed in range(FORM_GAMES))
+    words = tuple(play_random_game(seed, words=True) for seed in range(WORD_GAMES))
+    return form + words
