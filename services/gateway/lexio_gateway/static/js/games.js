@@ -13,6 +13,9 @@
 //   Controller    the controller of its table screen (below)
 //   optionsForm   {root, Form} its table options on the home page, or null; renderOptions:
 //                 how an invitation and the waiting table show them, or null
+//   review        how its finished games are drawn in the review (kit/review.js: a ReviewHook,
+//                 below), or absent: a game without one has no review, its finished games
+//                 are not remembered and its end panel offers none
 //
 // A controller: new Controller(ctx) wires its own screen once; then
 //   reset()        a new table (or none): forget everything of the previous one
@@ -57,6 +60,7 @@ import { GAME_LIST } from "./games/index.js";
  * @property {(text: string) => void} toast
  * @property {() => void} leaveGame   away from a game in progress, the seat kept
  * @property {() => void} comeBack    back to the seat left
+ * @property {(tableId: string) => void} openReview  the review of a finished game of this browser
  */
 
 /**
@@ -97,6 +101,51 @@ import { GAME_LIST } from "./games/index.js";
  * @property {new (ctx: Context) => Controller} Controller
  * @property {{root: string, Form: new (root: HTMLElement) => OptionsForm} | null} optionsForm
  * @property {RenderOptions | null} renderOptions
+ * @property {ReviewHook | null} [review]
+ */
+
+/**
+ * The table as a game's panels read it in the review: the names in seat order (no one is
+ * connected or not: the review does not know), the viewer's seat, the options the steps imply.
+ * @typedef {object} ReviewTable
+ * @property {string} game
+ * @property {{name: string, host: boolean}[]} seats
+ * @property {number} you
+ * @property {TableOptions} options
+ */
+
+/**
+ * One step of the review as the kit hands it to the game: the seat's view after ``entry``
+ * (at the start: before any entry, ``entry`` and ``before`` null), the view before it.
+ * @typedef {object} ReviewStep
+ * @property {ReviewTable} table
+ * @property {any} view
+ * @property {any} before
+ * @property {any} entry
+ * @property {number} index   0 at the start, i after the i-th entry
+ */
+
+/**
+ * How a game draws its finished games in the review (kit/review.js, which names no game and
+ * does the rest: the steps, the buttons, the slider, the keys, the log, the live region, the
+ * download). Each function draws only from what it is given: the review carries only what
+ * the seat saw during play, and so does the screen.
+ * @typedef {object} ReviewHook
+ * @property {import("./kit/board.js").Geometry} geometry  its board's geometry, as in play
+ * @property {{board: string, wrap: string, ltr: boolean}} look  the classes of its board and
+ *   of the board's window (its own CSS sizes them); ltr: the board is never mirrored (false:
+ *   it follows the page's direction, as in play)
+ * @property {(review: import("./protocol.js").Review) => ReviewTable} table
+ * @property {(entry: any, table: ReviewTable) => HTMLElement} logLine  a line of the log, as in play
+ * @property {(step: ReviewStep) => Node} summary  what the entry did: its words with their
+ *   points, or the distance gained toward the goal (shown)
+ * @property {(step: ReviewStep) => Node} spoken   the same as the live region says it, the
+ *   words marked with their language
+ * @property {(root: HTMLElement, step: ReviewStep) => void} standing  the scores or the clocks then
+ * @property {(root: HTMLElement, step: ReviewStep) => void} rack      the viewer's rack then
+ * @property {(root: HTMLElement, step: ReviewStep) => void} ending    once the view has its
+ *   ending: the reckoning and every rack revealed
+ * @property {(step: ReviewStep) => Node} spokenEnding  the end, said
  */
 
 export { GAME_LIST };

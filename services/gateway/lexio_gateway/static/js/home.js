@@ -4,9 +4,10 @@
 // R18), after seeing what the code opens (`lookup`: the game, its options, the seats); and
 // the way back to a game the player left on purpose. The page speaks of one game at a time
 // (its name, its players, which words): the one the invitation opens, else the one chosen.
+// Below, the finished games this browser may review (issue 26), each a link /?review=<table_id>.
 import { $, $$, clear, el, show } from "./dom.js";
-import { t, tNodes, translateTree } from "./i18n.js";
-import { load, save } from "./store.js";
+import { currentLanguage, t, tNodes, translateTree } from "./i18n.js";
+import { finishedGames, load, save } from "./store.js";
 import { retryAfter } from "./errors.js";
 import { GAMES, GAME_LIST, GAME_ORDER, gameModule } from "./games.js";
 
@@ -78,6 +79,13 @@ export class Home {
       if (!this.pressingJoin) this.lookUp(normalizeCode(this.codeInput.value));
     });
     $("#home-code").addEventListener("input", () => this.render());
+    // A review opens in the page (the link's address is what a new tab or a reload opens).
+    $("#home-finished-list").addEventListener("click", (event) => {
+      const link = /** @type {HTMLElement} */ (event.target).closest("a[data-table]");
+      if (!(link instanceof HTMLAnchorElement) || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      event.preventDefault();
+      this.ctx.openReview(link.dataset.table ?? "");
+    });
     buildGameChoice();
     for (const module of GAME_LIST) {
       if (!module.optionsForm) continue;
@@ -319,7 +327,31 @@ export class Home {
     else if (invitation.seated >= invitation.max_seats) box.append(el("p", { class: "error", text: t("home.invitation_full") }));
   }
 
+  /** The finished games remembered here, newest first: the game, the players, the day. */
+  renderFinished() {
+    const games = finishedGames().filter((game) => gameModule(game.game)?.review);
+    show($("#home-finished"), games.length > 0);
+    const list = clear($("#home-finished-list"));
+    const day = new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "medium" });
+    const names = new Intl.ListFormat(currentLanguage(), { type: "conjunction" });
+    for (const game of games) {
+      const module = gameModule(game.game);
+      const when = Number.isFinite(game.ended_at) ? day.format(new Date(game.ended_at * 1000)) : "";
+      const players = names.format(game.players.map((name, seat) => (seat === game.you ? t("review.player_you", { name }) : name)));
+      list.append(
+        el("li", {}, [
+          el("a", {
+            attrs: { href: `/?review=${encodeURIComponent(game.table_id)}` },
+            data: { table: game.table_id },
+            text: t("home.finished_game", { game: module ? t(module.name) : game.game, players, date: when }),
+          }),
+        ]),
+      );
+    }
+  }
+
   render() {
+    this.renderFinished();
     const app = this.ctx.app;
     const games = app.games;
     const known = Boolean(games);

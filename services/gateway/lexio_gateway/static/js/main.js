@@ -5,7 +5,7 @@
 import { $, clear, el, show } from "./dom.js";
 import { LANGUAGES, initialLanguage, onLanguageChange, setLanguage, t, translateTree } from "./i18n.js";
 import { Net } from "./net.js";
-import { load, save } from "./store.js";
+import { finishedGame, forgetFinished, load, rememberFinished, save } from "./store.js";
 import { syncServerTime } from "./clock.js";
 import { Home, invitedCode, normalizeCode } from "./home.js";
 import { TableScreen } from "./tablescreen.js";
@@ -13,6 +13,7 @@ import { GAMES, GAME_SCREENS, gameModule, installGames } from "./games.js";
 import { initDialogs } from "./dialogs.js";
 import { setAttention } from "./attention.js";
 import { errorText } from "./errors.js";
+import { ReviewScreen } from "./kit/review.js";
 
 /** @typedef {import("./protocol.js").ServerFrame} ServerFrame */
 /** @typedef {import("./protocol.js").Reply} Reply */
@@ -46,6 +47,8 @@ let net;
 let home;
 /** @type {TableScreen} */
 let tableScreen;
+/** @type {ReviewScreen} */
+let review;
 /** @type {Record<string, import("./games.js").Controller>} game id → its table screen's controller (games.js) */
 const controllers = {};
 
@@ -85,12 +88,24 @@ function toast(text) {
 
 // Where the keyboard lands when a screen appears (if focus was on the screen that went away).
 /** @type {Record<string, string>} */
-const FIRST_FOCUS = { home: "#home-name", table: "#copy-code" };
+const FIRST_FOCUS = { home: "#home-name", table: "#copy-code", review: "#review-title" };
 for (const module of Object.values(GAMES)) FIRST_FOCUS[module.screen] = module.firstFocus;
-const SCREENS = ["loading", "home", "table", ...GAME_SCREENS];
+const SCREENS = ["loading", "home", "table", "review", ...GAME_SCREENS];
+
+// The review covers whatever the connection would show meanwhile (a table resumed, home after
+// a welcome): that screen is kept for when the review closes, and shown then.
+/** @type {string} */
+let screenAfterReview = "loading";
+/** @type {string | null} the id of what had the keyboard when the review opened */
+let focusAfterReview = null;
+let closingReview = false;
 
 /** @param {string} name */
 function showScreen(name) {
+  if (app.screen === "review" && name !== "review" && !closingReview) {
+    screenAfterReview = name;
+    return;
+  }
   if (app.screen === name) return;
   const first = app.screen === "loading";
   app.screen = name;
@@ -110,7 +125,68 @@ function showScreen(name) {
 function render() {
   if (app.screen === "home") home.render();
   else if (app.screen === "table") tableScreen.render();
+  else if (app.screen === "review") review.render();
   else if (GAME_SCREENS.includes(app.screen)) controller()?.render();
+}
+
+/** The page's address says which review is open (a reload opens it again), or none.
+ *  @param {string | null} tableId */
+function setReviewAddress(tableId) {
+  const params = new URLSearchParams(location.search);
+  if (tableId) params.set("review", tableId);
+  else params.delete("review");
+  const query = params.toString();
+  history.replaceState(null, "", `${location.pathname}${query ? `?${query}` : ""}`);
+}
+
+/**
+ * The review of a finished game this browser remembers (its token from the list, never from
+ * the address), over whatever screen was shown.
+ * @param {string} tableId
+ */
+function openReview(tableId) {
+  if (app.screen !== "review") {
+    screenAfterReview = app.screen;
+    focusAfterReview = document.activeElement?.id || null;
+  }
+  setReviewAddress(tableId);
+  showScreen("review");
+  review.open(tableId);
+}
+
+/** Back to the screen the review covered (home once the page knows nothing else to show). */
+function closeReview() {
+  review.close();
+  setReviewAddress(null);
+  let back = screenAfterReview;
+  if (GAME_SCREENS.includes(back) && !app.view) back = "home";
+  if (back === "loading" && app.welcomed && (!app.token || app.away)) back = "home";
+  closingReview = true;
+  showScreen(back);
+  closingReview = false;
+  render();
+  const returnTo = focusAfterReview;
+  focusAfterReview = null;
+  requestAnimationFrame(() => {
+    const node = returnTo ? document.getElementById(returnTo) : null;
+    if (node && !node.closest("[hidden]")) node.focus();
+  });
+}
+
+/** A game that ended at this seat is remembered with its token, for its review later. */
+function rememberEnd() {
+  const table = app.table;
+  const ending = /** @type {{at?: number} | null | undefined} */ (app.view?.ending);
+  const module = gameModule(table?.game);
+  if (!table || !ending || !app.token || !module?.review) return;
+  rememberFinished({
+    table_id: table.table_id,
+    game: table.game,
+    token: app.token,
+    ended_at: ending.at ?? app.log.at(-1)?.at ?? Date.now() / 1000,
+    players: table.seats.map((seat) => seat.name),
+    you: table.you,
+  });
 }
 
 /** What belonged to the previous table: its game, its log, its rematch offer. */
@@ -330,6 +406,7 @@ function enterGame() {
   }
   showScreen(module.screen);
   controllers[module.id].update();
+  rememberEnd();
 }
 
 /**
@@ -455,11 +532,23 @@ async function start() {
   const languages = $("#lang");
   languages.addEventListener("change", () => setLanguage(languages.value, { remember: true }));
   initDialogs();
-  const ctx = { app, request, errorText, joinNewTable, goHome, toast, leaveGame, comeBack };
+  const ctx = { app, request, errorText, joinNewTable, goHome, toast, leaveGame, comeBack, openReview };
   home = new Home(ctx);
   tableScreen = new TableScreen(ctx);
+  review = new ReviewScreen({
+    gameOf: (game) => {
+      const module = gameModule(game);
+      return module?.review ? { hook: module.review, name: module.name } : null;
+    },
+    finished: finishedGame,
+    expired: forgetFinished,
+    close: closeReview,
+  });
   for (const module of Object.values(GAMES)) controllers[module.id] = new module.Controller(ctx);
   net = new Net({ hello, onFrame, onStatus });
+  // /?review=<table_id>: that review at once (the connection opens behind it, as usual).
+  const reviewed = new URLSearchParams(location.search).get("review");
+  if (reviewed) openReview(reviewed);
   net.connect();
 }
 

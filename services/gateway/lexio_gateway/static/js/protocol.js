@@ -298,4 +298,33 @@
  *   | LeftFrame | ErrorFrame} Reply
  */
 
+// HTTP: a finished game's review (docs/protocol.md, issue 26) -----------------------------
+
+/**
+ * `GET /api/tables/{table_id}/review` with the seat's token (`Authorization: Bearer …`): a
+ * finished game as that seat may see it. `steps[0]` is the seat's view at the start,
+ * `steps[i]` its view after `entries[i - 1]` (each without its log), so there is one step more
+ * than entries. Nothing in it is more than that seat saw during play: its own rack, the others'
+ * as counts until the end's reveal, exchanges as counts.
+ * @typedef {object} Review
+ * @property {string} game
+ * @property {string} table_id
+ * @property {number} seat              the viewer's seat
+ * @property {string[]} players         names in seat order
+ * @property {number | string} ended_at  the end (Unix seconds, or an ISO 8601 instant)
+ * @property {number | string} expires_at when the record goes (same)
+ * @property {string} record_format     the record's format, "<game>-record/1"
+ * @property {string} filename          ASCII, what the download is saved as
+ * @property {object} record            the record document for that seat
+ * @property {LogEntry[]} entries       the public log, as `event` frames carry it
+ * @property {GameView[]} steps         the seat's view at the start and after each entry
+ */
+
+/**
+ * The review's (and the record's) refusal: a stable code, nothing else. 401 `missing_token`,
+ * 403 `bad_token` (unknown, or another table's), 409 `game_not_over`, 410 `record_expired`,
+ * 404 `review_unavailable`, 503 `unavailable`.
+ * @typedef {{error: string}} ReviewError
+ */
+
 export {};

@@ -1,6 +1,6 @@
 // @ts-check
-// The end of a game: what the host and the guests may do next (a rematch at a new table, or
-// home), under the game's own account of the end.
+// The end of a game: what the host and the guests may do next (a rematch at a new table, the
+// review of the game just finished, or home), under the game's own account of the end.
 import { el, show } from "../dom.js";
 import { currentLanguage, t, tNodes } from "../i18n.js";
 import { bdi } from "../text.js";
@@ -8,12 +8,14 @@ import { bdi } from "../text.js";
 /**
  * Append the rematch offer and the actions to ``body``, the end panel's body.
  * @param {HTMLElement} body
- * @param {any} ctx the controller's context (request, toast, errorText, joinNewTable, goHome)
- * @param {{ host: boolean, hostName: string, rematch: any,
- *   ids: { rematch: string, joinNew: string, home: string } }} end whether the player is the
- *   host, the host's name, the offer of a new table if any, the buttons' ids
+ * @param {any} ctx the controller's context (request, toast, errorText, joinNewTable, goHome,
+ *   openReview)
+ * @param {{ host: boolean, hostName: string, rematch: any, tableId?: string | null,
+ *   ids: { rematch: string, joinNew: string, home: string, review?: string } }} end whether the
+ *   player is the host, the host's name, the offer of a new table if any, the table just
+ *   finished, the buttons' ids (a game with a review gives the review button's)
  */
-export function appendEndActions(body, ctx, { host, hostName, rematch, ids }) {
+export function appendEndActions(body, ctx, { host, hostName, rematch, tableId, ids }) {
   const actions = el("div", { class: "actions" });
   if (host) {
     actions.append(
@@ -42,6 +44,11 @@ export function appendEndActions(body, ctx, { host, hostName, rematch, ids }) {
   } else {
     body.append(el("p", { class: "muted end-offer" }, [tNodes("end.wait_host", { host: bdi(hostName) })]));
   }
+  if (ids.review && tableId) {
+    actions.append(
+      el("button", { text: t("end.review"), attrs: { type: "button", id: ids.review }, on: { click: () => ctx.openReview(tableId) } }),
+    );
+  }
   actions.append(el("button", { text: t("end.home"), attrs: { type: "button", id: ids.home }, on: { click: () => ctx.goHome() } }));
   body.append(actions);
 }
@@ -65,7 +72,8 @@ export class EndPanel {
   /**
    * @param {any} game the controller (over, app, ctx)
    * @param {(body: HTMLElement) => void} drawEnding the game's account of the end
-   * @param {{ host: boolean, hostName: string, ids: { rematch: string, joinNew: string, home: string } }} end
+   * @param {{ host: boolean, hostName: string,
+   *   ids: { rematch: string, joinNew: string, home: string, review?: string } }} end
    */
   render(game, drawEnding, end) {
     if (!game.over) {
@@ -80,7 +88,7 @@ export class EndPanel {
     this.key = key;
     show(this.panel, true);
     drawEnding(this.body);
-    appendEndActions(this.body, game.ctx, { ...end, rematch: app.rematch });
+    appendEndActions(this.body, game.ctx, { ...end, rematch: app.rematch, tableId: app.table?.table_id });
     if (first) this.body.querySelector("h2")?.focus();
   }
 }

@@ -173,7 +173,7 @@ export class GameView extends TileScreen {
     this.end.render(g, (body) => renderEnding(body, g.app.table, g.view), {
       host: g.seat === 0,
       hostName: seatName(g.app.table, 0),
-      ids: { rematch: "btn-rematch", joinNew: "btn-join-new", home: "btn-home" },
+      ids: { rematch: "btn-rematch", joinNew: "btn-join-new", home: "btn-home", review: "btn-review" },
     });
   }
 

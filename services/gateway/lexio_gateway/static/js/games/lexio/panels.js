@@ -122,9 +122,16 @@ export function spokenEntry(entry, table) {
 /** One log line (R11): words with positions and points, passes, exchanges as a count.
  *  @param {any} entry @param {any} table */
 export function logLine(entry, table) {
-  const name = bdi(seatName(table, entry.seat), "who");
   const item = el("li", { class: `log-entry kind-${entry.kind}`, data: { number: String(entry.number) } });
   item.append(el("span", { class: "log-num", text: String(entry.number) }));
+  item.append(logBody(entry, table));
+  return item;
+}
+
+/** What a log line says of its entry (the review shows it for the step's entry too).
+ *  @param {any} entry @param {any} table */
+export function logBody(entry, table) {
+  const name = bdi(seatName(table, entry.seat), "who");
   const body = el("span", { class: "log-body" });
   if (entry.kind === "place") {
     body.append(tNodes("log.place", { name }));
@@ -148,8 +155,7 @@ export function logLine(entry, table) {
   } else {
     body.append(tNodes("log.pass", { name }));
   }
-  item.append(body);
-  return item;
+  return body;
 }
 
 /** The end as the live region says it: the cause, the winner(s), every final score.

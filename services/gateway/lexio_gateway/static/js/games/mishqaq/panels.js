@@ -4,8 +4,10 @@
 // Latin side's the table's list (fr, en), the Arabic side's Arabic (WCAG 3.1.2).
 import { el } from "../../dom.js";
 import { t, tNodes } from "../../i18n.js";
-import { bdi, sayAs } from "../../text.js";
-import { cellName, langOf, otherSide, tileNode } from "./tiles.js";
+import { bdi, num, sayAs } from "../../text.js";
+import { formatSeconds } from "../../clock.js";
+import { timeWords } from "../../kit/time.js";
+import { SIDES, cellName, langOf, otherSide, tileNode } from "./tiles.js";
 import { tileWords } from "./board.js";
 
 /** M1: the host (seat 0) plays the side the table's options name; the guest the other.
@@ -192,3 +194,38 @@ export function lastPlacement(log, before = log.length) {
   return null;
 }
 
+
+/** M33–M35: why it ended, who won, both clocks, and both racks revealed (M12): the end panel's
+ *  body, and the review's at its last step.
+ *  @param {HTMLElement} body @param {any} table @param {any} view */
+export function drawEnding(body, table, view) {
+  const ending = view.ending;
+  body.append(
+    el("h2", { text: t("end.title"), attrs: { tabindex: "-1" } }),
+    el("p", { class: "end-cause" }, [causeNode(table, ending)]),
+    el("p", { class: "end-winners" }, [winnerNode(table, ending)]),
+  );
+  const grid = el("table", { class: "end-table mq-end-table" });
+  grid.append(
+    el("thead", {}, [
+      el("tr", {}, ["end.col.player", "mq.end.col.side", "mq.end.col.time"].map((k) => el("th", { text: t(k), attrs: { scope: "col" } }))),
+    ]),
+  );
+  const rows = el("tbody");
+  for (const side of SIDES) {
+    const won = ending.winner === side;
+    const bank = Math.max(0, Math.ceil(view[`${side}_bank`]));
+    rows.append(
+      el("tr", { class: won ? "winner" : "", data: { side } }, [
+        el("th", { attrs: { scope: "row" } }, [bdi(sideName(table, side))]),
+        el("td", { text: t(`mq.side.${side}`) }),
+        el("td", {}, [el("span", { attrs: { "aria-hidden": "true" } }, [num(formatSeconds(bank))]), el("span", { class: "visually-hidden", text: timeWords(bank) })]),
+      ]),
+      el("tr", { class: "end-rack-row", data: { side } }, [
+        el("td", { attrs: { colspan: "3" } }, [el("span", { class: "end-rack-label", text: t("end.col.rack") }), rackNode(ending[`${side}_rack`])]),
+      ]),
+    );
+  }
+  grid.append(rows);
+  body.append(el("div", { class: "table-scroll", attrs: { tabindex: "0", role: "region", "aria-label": t("end.title") } }, [grid]));
+}

@@ -6,13 +6,13 @@ import { $, clear, el, show } from "../../dom.js";
 import { currentLanguage, t, tNodes } from "../../i18n.js";
 import { formatSeconds } from "../../clock.js";
 import { setAttention } from "../../attention.js";
-import { bdi, num } from "../../text.js";
+import { bdi } from "../../text.js";
 import { TileScreen } from "../../kit/screen.js";
 import { Zoom } from "../../kit/zoom.js";
 import { renderReserve, timeWords } from "../../kit/time.js";
 import { GEOMETRY, tileWords } from "./board.js";
 import { RED, SIDES, tileNode } from "./tiles.js";
-import { causeNode, lastPlacement, logLine, rackNode, seatOfSide, sideName, winnerNode, wordNode } from "./panels.js";
+import { drawEnding, lastPlacement, logLine, seatOfSide, sideName, wordNode } from "./panels.js";
 
 /** Seconds left on the player's own clock when what is said is said at once. */
 export const URGENT = 10;
@@ -271,45 +271,14 @@ export class MishqaqView extends TileScreen {
     this.end.render(g, (root) => this.drawEnding(clear(root)), {
       host: table?.you === 0,
       hostName: table?.seats?.[0]?.name ?? "",
-      ids: { rematch: "mq-rematch", joinNew: "mq-join-new", home: "mq-home" },
+      ids: { rematch: "mq-rematch", joinNew: "mq-join-new", home: "mq-home", review: "mq-review" },
     });
   }
 
   /** M33–M35: why it ended, who won, both clocks, and both racks revealed (M12).
    *  @param {HTMLElement} body */
   drawEnding(body) {
-    const g = this.game;
-    const view = g.view;
-    const table = g.table;
-    const ending = view.ending;
-    body.append(
-      el("h2", { text: t("end.title"), attrs: { tabindex: "-1" } }),
-      el("p", { class: "end-cause" }, [causeNode(table, ending)]),
-      el("p", { class: "end-winners" }, [winnerNode(table, ending)]),
-    );
-    const grid = el("table", { class: "end-table mq-end-table" });
-    grid.append(
-      el("thead", {}, [
-        el("tr", {}, ["end.col.player", "mq.end.col.side", "mq.end.col.time"].map((k) => el("th", { text: t(k), attrs: { scope: "col" } }))),
-      ]),
-    );
-    const rows = el("tbody");
-    for (const side of SIDES) {
-      const won = ending.winner === side;
-      const bank = Math.max(0, Math.ceil(view[`${side}_bank`]));
-      rows.append(
-        el("tr", { class: won ? "winner" : "", data: { side } }, [
-          el("th", { attrs: { scope: "row" } }, [bdi(sideName(table, side))]),
-          el("td", { text: t(`mq.side.${side}`) }),
-          el("td", {}, [el("span", { attrs: { "aria-hidden": "true" } }, [num(formatSeconds(bank))]), el("span", { class: "visually-hidden", text: this.timeWords(bank) })]),
-        ]),
-        el("tr", { class: "end-rack-row", data: { side } }, [
-          el("td", { attrs: { colspan: "3" } }, [el("span", { class: "end-rack-label", text: t("end.col.rack") }), rackNode(ending[`${side}_rack`])]),
-        ]),
-      );
-    }
-    grid.append(rows);
-    body.append(el("div", { class: "table-scroll", attrs: { tabindex: "0", role: "region", "aria-label": t("end.title") } }, [grid]));
+    drawEnding(body, this.game.table, this.game.view);
   }
 
   renderAttention() {
