@@ -20,7 +20,14 @@ from typing import Any
 import aiohttp
 import pytest
 import redis
-from gateway_play import bot, pass_to_the_end, play_to_the_end, started_game, to_play
+from gateway_play import (
+    bot,
+    pass_to_the_end,
+    play_to_the_end,
+    server_error,
+    started_game,
+    to_play,
+)
 from lexio_testing import GatewayHandle, LoopThread
 from mishqaq_play import _tiles_outside_the_open_record, mishqaq_table, racer, side, to_move
 
@@ -399,8 +406,14 @@ def test_records_expire_after_the_retention_and_are_forgotten_after_twice_that(
                 for what in ("review", "record"):
                     answer = await get(gateway.url, table_id, what, bearer(client))
                     assert (answer.status, answer.json()) == (410, {"error": "record_expired"})
-            # The table in play is untouched (its clock too: it has none due this far on).
-            assert (await hub.store.get_table(other)).status is TableStatus.STARTED
+            # The WebSocket's resume: the seat is simply gone.
+            with server_error("bad_token"):
+                async with GatewayClient.connect(gateway.url, token=bruno.token):
+                    pass
+            assert table_id not in hub.rooms
+            # The table in play is untouched.
+            in_play = await hub.store.get_table(other)
+            assert in_play is not None and in_play.status is TableStatus.STARTED
 
             gateway.clock.offset = stored.ended_at + 2 * retention + 1 - time.time()
             done = await hub.expire_finished_records(retention)
@@ -486,6 +499,7 @@ def test_a_finished_games_tokens_outlive_their_ttl_on_redis_until_the_retention_
     """Redis gives a seat token 30 days from when it was given; the commit that ends the game
     makes the table's tokens permanent, so a game that lasted long, or a retention longer
     than 30 days, still has its players' tokens until the retention deletes them."""
+
     async def scenario() -> None:
         async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             client = sync_redis(gateway.handle.config.redis_url)
