@@ -136,10 +136,16 @@ export class ReviewScreen {
    * Arrows step in the reading direction (in Arabic ← is forward, as the slider runs), Home
    * and End go to the start and the end, wherever the focus is on the screen (the board
    * included: each step brings its tiles into the board's window) but where those keys are an
-   * element's own (the log and the reckoning scroll with them).
+   * element's own (the log and the reckoning scroll with them). Escape goes back.
    * @param {KeyboardEvent} event
    */
   key(event) {
+    if (event.key === "Escape" && !event.defaultPrevented) {
+      // Back where the review was opened from, as its Back button does.
+      event.preventDefault();
+      this.host.close();
+      return;
+    }
     if (!this.review || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     const target = /** @type {HTMLElement} */ (event.target);
     if (target.closest("[data-own-keys]")) return;
