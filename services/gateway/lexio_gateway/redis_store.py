@@ -385,7 +385,10 @@ class RedisTableStore:
         harmless): each finished table gets an end instant, now (when it ended is unknown:
         its retention counts from the upgrade) and its place in ``ended``; each seat token
         its place in its table's list, and the tokens of finished tables become permanent."""
-        stored = await self._guard(lambda: self._client.get(SCHEMA_KEY))
+        await self._ask(self._migrate())
+
+    async def _migrate(self) -> None:
+        stored = await self._client.get(SCHEMA_KEY)
         if stored is not None and int(stored) >= SCHEMA:
             self._migrated = True
             return
@@ -394,30 +397,31 @@ class RedisTableStore:
         tables = 0
         async for key in self._client.scan_iter(match=f"{PREFIX}t:*", count=500):
             table_id = _text(key).removeprefix(f"{PREFIX}t:")
-            record = await self.get_table(table_id)
-            if record is None or record.status not in (TableStatus.OVER, TableStatus.EXPIRED):
+            fields = await self._client.hgetall(key)
+            if not fields or b"meta" not in fields:
+                continue
+            record = _record(table_id, fields)
+            if record.status not in (TableStatus.OVER, TableStatus.EXPIRED):
                 continue
             finished.add(table_id)
             if record.ended_at is None:
                 record.ended_at = now
                 # Not a commit (no version + 1): only the meta, if the table is still that
                 # version; a table that moved on was written by a gateway that stamps it.
-                await self._ask(
-                    self._client.eval(
-                        "if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then "
-                        "redis.call('HSET', KEYS[1], 'meta', ARGV[2]) end",
-                        1,
-                        self._table_key(table_id),
-                        str(record.version),
-                        _meta(record),
-                    )
+                await self._client.eval(
+                    "if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then "
+                    "redis.call('HSET', KEYS[1], 'meta', ARGV[2]) end",
+                    1,
+                    self._table_key(table_id),
+                    str(record.version),
+                    _meta(record),
                 )
                 tables += 1
             listed = ENDED if record.status is TableStatus.OVER else EXPIRED
-            await self._ask(self._client.zadd(listed, {table_id: record.ended_at}, nx=True))
+            await self._client.zadd(listed, {table_id: record.ended_at}, nx=True)
         tokens = 0
         async for key in self._client.scan_iter(match=f"{TOKEN_PREFIX}*", count=500):
-            raw = await self._ask(self._client.get(key))
+            raw = await self._client.get(key)
             if raw is None:
                 continue
             table_id = json.loads(raw)[0]
@@ -429,9 +433,9 @@ class RedisTableStore:
                 pipe.persist(self._tokens_key(table_id))
             else:
                 pipe.expire(self._tokens_key(table_id), TOKEN_TTL_SECONDS)
-            await self._guard(pipe.execute)
+            await pipe.execute()
             tokens += 1
-        await self._guard(lambda: self._client.set(SCHEMA_KEY, SCHEMA))
+        await self._client.set(SCHEMA_KEY, SCHEMA)
         self._migrated = True
         log.info("store migrated", extra={"schema": SCHEMA, "tables": tables, "tokens": tokens})
 
