@@ -5,6 +5,7 @@ the stores' migrations, and hidden information over many random games."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import re
@@ -28,7 +29,7 @@ from gateway_play import (
     started_game,
     to_play,
 )
-from lexio_testing import GatewayHandle, LoopThread
+from lexio_testing import GatewayHandle, LoopThread, free_port, start_gateway
 from mishqaq_play import _tiles_outside_the_open_record, mishqaq_table, racer, side, to_move
 
 from lexio.engine.v1 import engine_pb2 as pb
@@ -365,6 +366,67 @@ def test_each_refusal_says_its_code_and_nothing_else_and_changes_nothing(
                 assert store_contents(gateway) == before
 
     loop_thread.run(scenario(), timeout=120)
+
+
+def test_a_lexio_game_stored_before_exchanges_were_kept_has_no_review(
+    loop_thread: LoopThread, gateway: Gateway
+) -> None:
+    """A finished game whose state has exchanges but not the letters they gave back (stored
+    before GameState.exchanged) cannot be replayed: 404 review_unavailable, not a wrong
+    record."""
+
+    async def scenario() -> None:
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            mover = to_play([ana, bruno])
+            seq = mover.seq
+            await mover.exchange(mover.view["rack"][:2])
+            for client in (ana, bruno):
+                await client.wait_view(seq + 1)
+            await pass_to_the_end([ana, bruno])
+            table_id = ana.table["table_id"]
+            store = gateway.hub.store
+            record = await store.get_table(table_id)
+            assert record is not None and record.status is TableStatus.OVER
+            state = pb.GameState.FromString(record.state)
+            assert len(state.exchanged) == 1
+            del state.exchanged[:]
+            old = dataclasses.replace(
+                record, version=record.version + 1, state=state.SerializeToString()
+            )
+            await store.save_table(old, record.version)
+            await settled(gateway)
+            before = store_contents(gateway)
+            for what in ("review", "record"):
+                answer = await get(gateway.url, table_id, what, bearer(bruno))
+                assert (answer.status, answer.json()) == (404, {"error": "review_unavailable"})
+            assert store_contents(gateway) == before
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+@pytest.mark.parametrize("gateway_backend", ["redis"])
+def test_without_its_engine_the_review_is_unavailable(
+    loop_thread: LoopThread, gateway: Gateway
+) -> None:
+    """A second replica on the same Redis whose engine does not answer: 503 unavailable, and
+    the first replica serves the same review."""
+    config = dataclasses.replace(
+        gateway.handle.config, engine_address=f"127.0.0.1:{free_port()}", rpc_timeout=1.0
+    )
+    blind = loop_thread.run(start_gateway(config))
+    try:
+
+        async def scenario() -> None:
+            async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+                await pass_to_the_end([ana, bruno])
+                table_id = ana.table["table_id"]
+                answer = await get(blind.url, table_id, "review", bearer(ana))
+                assert (answer.status, answer.json()) == (503, {"error": "unavailable"})
+                assert (await get(gateway.url, table_id, "review", bearer(ana))).status == 200
+
+        loop_thread.run(scenario(), timeout=60)
+    finally:
+        loop_thread.run(blind.runner.cleanup())
 
 
 # The records' retention ---------------------------------------------------------------------
