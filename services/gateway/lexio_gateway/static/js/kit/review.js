@@ -124,7 +124,13 @@ export class ReviewScreen {
     /** @type {HTMLInputElement} */
     const slider = $("#review-slider");
     slider.addEventListener("input", () => this.go(Number(slider.value)));
-    $("#screen-review").addEventListener("keydown", (event) => this.key(event));
+    // On the document: a key pressed with the focus on the page itself (a button that went
+    // away) still steps; one meant for the header's controls (the language) does not.
+    document.addEventListener("keydown", (event) => {
+      const target = /** @type {HTMLElement} */ (event.target);
+      const onPage = target === document.body || target.id === "main";
+      if (!$("#screen-review").hidden && (onPage || target.closest("#screen-review"))) this.key(event);
+    });
     $("#review-download").addEventListener("click", () => this.download());
   }
 
@@ -268,14 +274,24 @@ export class ReviewScreen {
     meta.textContent = names.length
       ? t("review.meta", { players: new Intl.ListFormat(currentLanguage(), { type: "conjunction" }).format(names), date: reviewDate(ended) })
       : "";
-    show($("#review-status"), this.loading || Boolean(this.problem));
-    $("#review-status").classList.toggle("notice-info", this.loading);
-    $("#review-status-text").textContent = this.loading ? t("review.loading") : this.problem ? t(this.problem.key) : "";
+    // Waiting is said politely; a refusal at once (index.html: a status and an alert).
+    $("#review-loading").textContent = this.loading ? t("review.loading") : "";
+    show($("#review-status"), Boolean(this.problem));
+    $("#review-status-text").textContent = this.problem ? t(this.problem.key) : "";
     show($("#review-retry"), Boolean(this.problem?.retry));
     show($("#review-body"), ready);
+    this.keepFocus();
     if (!ready) return;
     this.log?.reset();
     this.renderStep();
+  }
+
+  /** A control that went away with what it was for (Try again, once answered) leaves the
+   *  keyboard on the screen's title rather than on the page. */
+  keepFocus() {
+    const active = document.activeElement;
+    if ($("#screen-review").hidden || !(active instanceof HTMLElement) || !active.closest("#screen-review [hidden]")) return;
+    $("#review-title").focus();
   }
 
   renderStep() {
