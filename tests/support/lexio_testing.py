@@ -8,6 +8,7 @@ Kept apart from conftest.py so that test modules import it by a stable name.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import signal
 import subprocess
@@ -59,7 +60,43 @@ class LoopThread:
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=timeout)
+        """Run ``coro`` on the loop; past ``timeout``, raise a TimeoutError that carries the
+        stack of every task still on the loop (a hung stop is otherwise a bare TimeoutError
+        in CI, with nothing to say which task never ended)."""
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout=timeout)
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError(
+                f"not done after {timeout} s; the loop's tasks:\n{self.tasks()}"
+            ) from None
+
+    def tasks(self) -> str:
+        """Every task on the loop with its stack, read on the loop's own thread."""
+
+        async def dump() -> str:
+            lines = []
+            for task in asyncio.all_tasks():
+                if task is asyncio.current_task():
+                    continue
+                lines.append(f"{task.get_name()} {task.get_coro()!r}")
+                # Not print_stack: it shows a suspended task's outermost frame only, and
+                # fails on frames of compiled code (grpc's) that have no line number.
+                awaited: Any = task.get_coro()
+                while awaited is not None:
+                    frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+                    if frame is not None:
+                        code = frame.f_code
+                        lines.append(f"  {code.co_filename}:{frame.f_lineno} in {code.co_name}")
+                    awaited = getattr(awaited, "cr_await", None) or getattr(
+                        awaited, "gi_yieldfrom", None
+                    )
+            return "\n".join(lines)
+
+        try:
+            return asyncio.run_coroutine_threadsafe(dump(), self.loop).result(timeout=5)
+        except concurrent.futures.TimeoutError:
+            return "(the loop itself is blocked)"
 
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)

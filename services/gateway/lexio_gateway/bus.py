@@ -119,6 +119,10 @@ class RedisBus:
         try:
             await self._client.publish(CHANNEL, json.dumps(notice))
         except (RedisError, OSError) as e:
+            if being_cancelled():
+                # redis-py may report the cancelled call as an error: returning would lose
+                # the cancellation, and the keep-alive loop would never stop.
+                raise asyncio.CancelledError from None
             # A lost notice is repaired by the next resync or the next event of the table.
             log.warning("publish failed", extra={"kind": notice.get("kind"), "error": str(e)})
 
