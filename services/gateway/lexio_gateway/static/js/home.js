@@ -9,7 +9,7 @@ import { $, $$, clear, el, show } from "./dom.js";
 import { currentLanguage, t, tNodes, translateTree } from "./i18n.js";
 import { finishedGames, load, save } from "./store.js";
 import { retryAfter } from "./errors.js";
-import { bdi } from "./text.js";
+import { namesNode } from "./kit/review.js";
 import { GAMES, GAME_LIST, GAME_ORDER, gameModule } from "./games.js";
 
 const MAX_NAME = 24;
@@ -334,14 +334,12 @@ export class Home {
     show($("#home-finished"), games.length > 0);
     const list = clear($("#home-finished-list"));
     const day = new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "medium" });
-    const names = new Intl.ListFormat(currentLanguage(), { type: "conjunction" });
     for (const game of games) {
       const module = gameModule(game.game);
       const when = Number.isFinite(game.ended_at) ? day.format(new Date(game.ended_at * 1000)) : "";
-      const players = names.format(game.players.map((name, seat) => (seat === game.you ? t("review.player_you", { name }) : name)));
-      // The names kept whole in their own direction (a Latin name in Arabic text, and back).
+      const players = namesNode(game.players.map((name, seat) => (seat === game.you ? t("review.player_you", { name }) : name)));
       const link = el("a", { attrs: { href: `/?review=${encodeURIComponent(game.table_id)}` }, data: { table: game.table_id } }, [
-        tNodes("home.finished_game", { game: module ? t(module.name) : game.game, players: bdi(players), date: when }),
+        tNodes("home.finished_game", { game: module ? t(module.name) : game.game, players, date: when }),
       ]);
       list.append(el("li", {}, [link]));
     }

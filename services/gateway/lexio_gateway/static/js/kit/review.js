@@ -9,6 +9,7 @@ import { $, clear, el, show } from "../dom.js";
 import { currentLanguage, isRtl, t, tNodes } from "../i18n.js";
 import { GridBoard } from "./board.js";
 import { LogView } from "./log.js";
+import { bdi } from "../text.js";
 
 /** @typedef {import("../protocol.js").Review} Review */
 /** @typedef {import("../store.js").FinishedGame} FinishedGame */
@@ -77,6 +78,19 @@ export function reviewDate(when) {
   const date = typeof when === "number" ? new Date(when * 1000) : new Date(when);
   if (Number.isNaN(date.getTime())) return "";
   return new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "long", timeStyle: "short" }).format(date);
+}
+
+/**
+ * Players' names as a list in the page's language ("Ana (vous) et Bruno"), each name kept
+ * whole in its own direction (a Latin name in Arabic text, and back).
+ * @param {string[]} names
+ */
+export function namesNode(names) {
+  const list = document.createDocumentFragment();
+  for (const part of new Intl.ListFormat(currentLanguage(), { type: "conjunction" }).formatToParts(names)) {
+    list.append(part.type === "element" ? bdi(part.value) : part.value);
+  }
+  return list;
 }
 
 export class ReviewScreen {
@@ -270,10 +284,8 @@ export class ReviewScreen {
     const you = this.review?.seat ?? finished?.you ?? -1;
     const ended = this.review?.ended_at ?? finished?.ended_at;
     const names = players.map((name, seat) => (seat === you ? t("review.player_you", { name }) : name));
-    const meta = $("#review-meta");
-    meta.textContent = names.length
-      ? t("review.meta", { players: new Intl.ListFormat(currentLanguage(), { type: "conjunction" }).format(names), date: reviewDate(ended) })
-      : "";
+    const meta = clear($("#review-meta"));
+    if (names.length) meta.append(tNodes("review.meta", { players: namesNode(names), date: reviewDate(ended) }));
     // Waiting is said politely; a refusal at once (index.html: a status and an alert).
     $("#review-loading").textContent = this.loading ? t("review.loading") : "";
     show($("#review-status"), Boolean(this.problem));
