@@ -128,10 +128,17 @@ def test_every_replica_hears_every_other_after_a_redis_outage(
             # The idle table's clock fires once per turn, on whichever replica holds it.
             seen = idle[1].seq
 
-            async def three_more_passes() -> bool:
-                return idle[0].seq >= seen + 3 and idle[1].seq >= seen + 3
+            async def three_more_passes_or_the_end() -> bool:
+                # R31 ends this 2-seat game at its 4th pass in a row: on a slow machine the
+                # clock passed some turns before the outage, and fewer than three remain.
+                over = all(c.view.get("ending") for c in idle)
+                return over or (idle[0].seq >= seen + 3 and idle[1].seq >= seen + 3)
 
-            await _until(three_more_passes, "the idle table's clock passes three more turns")
+            await _until(
+                three_more_passes_or_the_end,
+                "the idle table's clock passes three more turns (or to the end, R31)",
+            )
+            assert idle[0].seq > seen, "the clock fired after the outage"
             await idle[1].wait_view(idle[0].seq, timeout=5)
             await idle[0].wait_view(idle[1].seq, timeout=5)
             log = idle[0].log
