@@ -34,6 +34,7 @@ from mishqaq_play import _tiles_outside_the_open_record, mishqaq_table, racer, s
 
 from lexio.engine.v1 import engine_pb2 as pb
 from lexio_client import GatewayClient, ServerError
+from lexio_engine.metrics import CALLS as ENGINE_CALLS
 from lexio_engine.server import RunningEngine
 from lexio_gateway.app import create_app
 from lexio_gateway.config import GameEndpoint, GatewayConfig
@@ -895,6 +896,41 @@ def test_the_review_histogram_has_its_series_from_the_start_and_counts_each_answ
     loop_thread.run(scenario(), timeout=60)
     assert _count("lexio", "ok") == before_ok + 5
     assert _count("unknown", "missing_token") == before_missing + 1
+
+
+def _engine_reviews(game: str) -> float:
+    """How many Review calls the (in-process) engine answered for ``game``."""
+    return sum(
+        sample.value
+        for metric in ENGINE_CALLS.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_total")
+        and sample.labels["game"] == game
+        and sample.labels["rpc"] == "Review"
+    )
+
+
+@pytest.mark.parametrize("gateway_backend", ["sqlite"])
+def test_asking_again_for_a_review_does_not_replay_the_game_again(
+    loop_thread: LoopThread, gateway: Gateway
+) -> None:
+    """A finished game never changes: the gateway keeps its last reviews, so that a player
+    asking in a loop costs no replay in the engine."""
+
+    async def scenario() -> None:
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            await pass_to_the_end([ana, bruno])
+            table_id = ana.table["table_id"]
+            before = _engine_reviews("lexio")
+            bodies = []
+            for client in (ana, bruno, ana, bruno, ana):
+                reply = await get(gateway.url, table_id, "review", bearer(client))
+                assert reply.status == 200
+                bodies.append(reply.body)
+            assert _engine_reviews("lexio") == before + 2  # one replay per seat
+            assert bodies[0] == bodies[2] == bodies[4] and bodies[1] == bodies[3]
+
+    loop_thread.run(scenario(), timeout=60)
 
 
 def test_the_retention_is_configured_in_days(monkeypatch: pytest.MonkeyPatch) -> None:

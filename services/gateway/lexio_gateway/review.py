@@ -14,6 +14,7 @@ import logging
 import math
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -52,6 +53,36 @@ class RefusalError(Exception):
     def __init__(self, status: int, code: str, game: str = REVIEW_UNKNOWN_GAME) -> None:
         super().__init__(code)
         self.status, self.code, self.game = status, code, game
+
+
+REVIEWS_KEPT: Final = 64
+"""Reviews kept in memory, the most recently asked: a finished game never changes, and each
+review otherwise costs a replay of the whole game in the engine (~25-45 ms), which a player
+holding a token could ask for in a loop."""
+
+
+class ReviewCache:
+    """The last :data:`REVIEWS_KEPT` reviews, by table, version and seat (least recently asked
+    first out)."""
+
+    def __init__(self, size: int = REVIEWS_KEPT) -> None:
+        self._size = size
+        self._reviews: OrderedDict[tuple[str, int, int], GameReview] = OrderedDict()
+
+    def get(self, key: tuple[str, int, int]) -> GameReview | None:
+        review = self._reviews.get(key)
+        if review is not None:
+            self._reviews.move_to_end(key)
+        return review
+
+    def put(self, key: tuple[str, int, int], review: GameReview) -> None:
+        self._reviews[key] = review
+        self._reviews.move_to_end(key)
+        while len(self._reviews) > self._size:
+            self._reviews.popitem(last=False)
+
+
+REVIEWS: Final = web.AppKey("reviews", ReviewCache)
 
 
 @dataclass(frozen=True)
@@ -104,6 +135,10 @@ async def _finished_game(request: web.Request) -> FinishedGame:
     adapter = hub.services.adapters.get(game)
     if adapter is None:
         raise RefusalError(404, "review_unavailable", game)  # a game this gateway no longer serves
+    cache = request.app[REVIEWS]
+    key = (table_id, record.version, seat)
+    if (review := cache.get(key)) is not None:
+        return FinishedGame(record, seat, review, expires_at)
     table = GameTable(record.state, record.options, record.clock)
     try:
         review = await adapter.review(table, seat, [p.name for p in record.players])
@@ -117,6 +152,7 @@ async def _finished_game(request: web.Request) -> FinishedGame:
             "review failed", extra={"table_id": table_id, "game": game, "code": e.code().name}
         )
         raise RefusalError(503, "unavailable", game) from None
+    cache.put(key, review)
     return FinishedGame(record, seat, review, expires_at)
 
 
@@ -231,5 +267,6 @@ record = _handler(_record_answer, "record")
 
 
 def add_routes(app: web.Application) -> None:
+    app[REVIEWS] = ReviewCache()
     app.router.add_get("/api/tables/{table_id}/review", review)
     app.router.add_get("/api/tables/{table_id}/record", record)
