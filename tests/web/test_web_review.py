@@ -23,6 +23,7 @@ Any page error or CSP violation fails them (the players fixture)."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from playwright.sync_api import ViewportSize
 from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory, screenshot_path, start_game
 from web_kit import DESKTOP, mishqaq_table, switch_language
-from web_mishqaq import mishqaq_gateway
+from web_mishqaq import mishqaq_gateway, side
 from web_pages import Player
 from web_review import (
     BRUNO_SCRIPT,
@@ -74,7 +75,6 @@ browser = web_browser.browser
 players = web_browser.players
 
 PHONE_SIZE: ViewportSize = {"width": 360, "height": 740}
-DESKTOP_SIZE: ViewportSize = {"width": 1280, "height": 800}
 FILENAME = r"{game}-\d{{4}}-\d\d-\d\d-[A-Z0-9]{{5}}-[A-Z0-9]{{5}}-{seat}\.json"
 
 # From now on, how many times a pointer was pressed on the page.
@@ -82,6 +82,23 @@ COUNT_POINTER = """(() => {
   window.__pointer = 0;
   addEventListener("pointerdown", () => { window.__pointer += 1; }, true);
 })()"""
+
+
+def columns_to_go(board: list[str], of_side: str) -> int:
+    """How many columns ``of_side``'s most advanced own tile on ``board`` (a view's 484
+    cells) still is from its target column (M6: col 20 for Latin, col 1 for Arabic); before
+    its first tile, from its start column. An own tile is one of its bag (M7): a letter of its
+    script, a bilingual tile by its primary letter, a blank by the letter it stands for."""
+
+    def ahead(col: int) -> int:
+        return col if of_side == "latin" else 21 - col
+
+    best = ahead(1 if of_side == "latin" else 20)
+    for index, cell in enumerate(board):
+        letter = cell[1:] if cell.startswith("?") else cell.rstrip("+")
+        if letter and (letter.isascii() == (of_side == "latin")):
+            best = max(best, ahead(index % 22))
+    return 20 - best
 
 
 def latin_digits(text: str) -> str:
@@ -327,7 +344,7 @@ def test_a_lexio_review_by_keyboard_alone_is_heard_in_french_and_in_arabic(
     assert x_of(bruno, 0) > x_of(bruno, 12)
     assert x_of(ana, 0) < x_of(ana, 12)
 
-    # axe: French and Arabic, desktop and phone, at an entry with words.
+    # axe: French and Arabic, each on a desktop and on a phone, at an entry with words.
     slide_to(ana, 1)
     slide_to(bruno, 1)
     for player, language in ((ana, "fr"), (bruno, "ar")):
@@ -336,11 +353,11 @@ def test_a_lexio_review_by_keyboard_alone_is_heard_in_french_and_in_arabic(
         wait_review(player)
         assert player.js("document.documentElement.scrollWidth") <= PHONE_SIZE["width"]
         assert_no_axe_violations(player, f"the Lexio review ({language}, phone 360×740)")
-        other = "ar" if language == "fr" else "fr"
-        switch_language(player, other)
-        assert_no_axe_violations(player, f"the Lexio review ({other}, phone 360×740)")
-        player.page.set_viewport_size(DESKTOP_SIZE)
-        assert_no_axe_violations(player, f"the Lexio review ({other}, desktop)")
+
+    # The language changed on the review screen: everything is said and drawn again in it.
+    switch_language(ana, "ar")
+    assert ana.text("#review-position").startswith(f"النقلة 1 من {last}")
+    assert x_of(ana, 0) > x_of(ana, 12)
 
 
 # -- The review later, from the home page ------------------------------------------------------
@@ -450,45 +467,65 @@ def test_an_al_mishqaq_game_ended_by_resignation_is_reviewed_in_french_and_arabi
     tmp_path: Path,
 ) -> None:
     gateway = mishqaq_gateway(gateway_factory, two_games_lobby, seed=11)  # Latin opens
-    ana, salma = mishqaq_table(
+    ana, bruno = mishqaq_table(
         players, gateway, host=DESKTOP, guest=DESKTOP, language=("fr", "ar"), side="latin"
     )
-    for player in (ana, salma):
+    for player in (ana, bruno):
         player.listen()
-    play_mishqaq_then_resign(ana, salma, turns=6, seeds=(1, 2))
+    resigned = play_mishqaq_then_resign(ana, bruno, turns=4, seeds=(1, 2))
+    names = {"latin": "Ana", "arabic": "برونو"}
+    winner = names[ana.view()["ending"]["winner"]]
+    loser = names[side(resigned)]
+    assert f"{loser} a abandonné." in ana.text("#mq-end")
+    assert f"Victoire de {winner} !" in ana.text("#mq-end")
     review, _record = mishqaq_review_checks(ana, gateway.url, tmp_path / "fr", (2, 4))
-    entries = review["entries"]
+    entries, steps = review["entries"], review["steps"]
 
-    # The Arabic player reviews too: each step said in Arabic, the Arabic side's words
-    # marked Arabic, the Latin side's French; the distance gained toward the goal column shown.
-    open_review(salma, "mishqaq", "ar")
+    # Each placement: the columns it gained toward the mover's target column and those left
+    # (M6, M23), computed here from the steps' boards; both clocks as they stood then.
     for at, entry in enumerate(entries, 1):
         if entry["kind"] != "place":
             continue
-        start = len(salma.heard())
-        slide_to(salma, at)
+        slide_to(ana, at)
+        left = columns_to_go(steps[at]["board"], entry["side"])
+        gained = columns_to_go(steps[at - 1]["board"], entry["side"]) - left
+        gain = ana.text(f"{REVIEW['words']} .review-gain")
+        assert gain.endswith(f"il en reste {left}."), (at, gain)
+        assert gain.startswith(f"{gained} colonne" if gained else "Aucune colonne"), (at, gain)
+        for clock_side in ("latin", "arabic"):
+            bank = math.ceil(max(0.0, steps[at][f"{clock_side}_bank"]))
+            clock = f'{REVIEW["scores"]} [data-side="{clock_side}"] .mq-time'
+            assert ana.text(clock) == f"{bank // 60}:{bank % 60:02d}", (at, clock_side)
+
+    # The Arabic player reviews too: each step said in Arabic, the Arabic side's words
+    # marked Arabic, the Latin side's French.
+    open_review(bruno, "mishqaq", "ar")
+    for at, entry in enumerate(entries, 1):
+        if entry["kind"] != "place":
+            continue
+        start = len(bruno.heard())
+        slide_to(bruno, at)
         word = entry["words"][0]["word"]
-        said = salma.wait_heard(word, region="polite", start=start)
+        said = bruno.wait_heard(word, region="polite", start=start)
+        assert said["text"].startswith(f"النقلة {at} من {len(entries)}: "), said
         lang = "ar" if entry["side"] == "arabic" else "fr"
         assert [lang, word] in said["words"], said
-        assert re.search(r"[\u0600-\u06ff]", said["text"]), said
-        assert salma.page.locator(f'{REVIEW["words"]} [lang="{lang}"]').count() >= 1
-        assert re.search(r"\d", salma.text(REVIEW["words"])), salma.text(REVIEW["words"])
+        assert bruno.page.locator(f'{REVIEW["words"]} bdi[lang="{lang}"]').count() >= 1
     start = len(ana.heard())
     press(ana, "first")
     wait_position(ana, 0)
     press(ana, "next")
     wait_position(ana, 1)
-    said = ana.wait_heard("", region="polite", start=start)
-    assert re.search(rf"\b1\b.*\b{len(entries)}\b", said["text"]), said
+    said = ana.wait_heard("Coup 1 sur", region="polite", start=start)
+    assert said["text"].startswith(f"Coup 1 sur {len(entries)} : "), said
 
     assert_no_axe_violations(ana, "the al-Mishqaq review (fr, desktop)")
-    assert_no_axe_violations(salma, "the al-Mishqaq review (ar, desktop)")
-    salma.page.set_viewport_size(PHONE_SIZE)
-    wait_review(salma)
-    assert_no_axe_violations(salma, "the al-Mishqaq review (ar, phone 360×740)")
-    switch_language(salma, "fr")
-    assert_no_axe_violations(salma, "the al-Mishqaq review (fr, phone 360×740)")
+    assert_no_axe_violations(bruno, "the al-Mishqaq review (ar, desktop)")
+    bruno.page.set_viewport_size(PHONE_SIZE)
+    wait_review(bruno)
+    assert_no_axe_violations(bruno, "the al-Mishqaq review (ar, phone 360×740)")
+    switch_language(bruno, "fr")
+    assert_no_axe_violations(bruno, "the al-Mishqaq review (fr, phone 360×740)")
 
 
 def test_an_al_mishqaq_race_to_a_try_is_reviewed_and_its_record_replays_to_the_try(
@@ -502,10 +539,12 @@ def test_an_al_mishqaq_race_to_a_try_is_reviewed_and_its_record_replays_to_the_t
     gateway = mishqaq_gateway(gateway_factory, two_games_lobby, seed=25)
     salma, socket, diego = mishqaq_against_bot(players, loop_thread, gateway.url, 1, **DESKTOP)
     mishqaq_to_the_end(salma, socket, diego, seed=2)
-    assert salma.view()["ending"]["cause"] == "try"
+    ending = salma.view()["ending"]
+    assert ending["cause"] == "try"
+    winner = {"latin": "Diego", "arabic": "سلمى"}[ending["winner"]]
+    assert f"{winner}: محاولة ناجحة" in salma.text("#mq-end")
     review, _record = mishqaq_review_checks(salma, gateway.url, tmp_path, (3, 9), "ar")
     # The final racks at the last step: both sides' (M12).
-    ending = salma.view()["ending"]
     assert position(salma) == len(review["entries"])
     for revealed in ("latin", "arabic"):
         shown = salma.page.locator(
