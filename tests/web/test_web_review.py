@@ -1,23 +1,28 @@
 """Issue 26: a finished game reviewed move by move in the browser, and its record downloaded.
 
-Both games, played to their end quickly in real browsers, then reviewed from the end screen:
+Both games, played to their end quickly, then reviewed from the end screen. A human seat is
+a Chromium page; the other seat is a second page, or a lexio_client bot on its own socket
+(web_review.BotSeat); a long race's page moves go on the page's own socket (PageSocket).
 
 - Lexio (French, desktop): every way of stepping (first / previous / next / last, the slider,
   the arrow keys, Home and End), the log's current entry, the scores and the viewer's own rack
   at each step, the final racks only at the last; the board at three entries cell by cell
   against the rules core's replay of the downloaded record's first moves; the record
   downloaded (a file named as the spec says, the viewer's own racks, the other's exchanges as
-  counts) and `lexio replay` reaching the final scores the end screen showed; a README
-  screenshot with LEXIO_SCREENSHOTS=1.
-- Lexio by keyboard alone in French and in Arabic: every control reached with Tab and used;
-  each step said in the polite live region (who, what, the points) in the interface's
-  language with the words marked French; the board mirrored in Arabic as in play; axe-core
-  0 violations in fr and ar, on a desktop and on a phone (360×740).
+  counts) and `lexio replay` reaching the final scores the end screen showed; the README's
+  screenshot (docs/screenshots/review-lexio.png) with LEXIO_SCREENSHOTS=1.
+- Lexio by keyboard alone in French and in Arabic (each seat): every control reached with Tab
+  and used, no pointer; each step said in the polite live region (which step, who, what, the
+  points) in the interface's language with the words marked French; the board mirrored in
+  Arabic as in play; axe-core 0 violations in fr and ar, on a desktop and on a phone (360×740).
 - The review later: after a reload, from the home page's list of finished games
-  (``/?review=<table_id>``, the token from the browser's list, never from the URL).
-- al-Mishqaq ended by a resignation and by a try: the board at three entries against
-  mishqaq_rules.record, the record replayed to the same ending, the steps said in fr and ar
-  (Arabic and Latin words each marked with their language), the board never mirrored, axe.
+  (``/?review=<table_id>``, the token from the browser's list, never in the address).
+- al-Mishqaq ended by a resignation (fr and ar pages) and by a try (an Arabic page against a
+  bot): the end screen's account, the board at three entries against mishqaq_rules.record,
+  the record replayed by `lexio replay` to the same result, the columns each placement gained
+  and the clocks then, the steps said in fr and ar (Arabic and Latin words each marked with
+  their language), the board never mirrored, the reveal at the last step; axe in fr and ar,
+  desktop and phone.
 
 Any page error or CSP violation fails them (the players fixture)."""
 
@@ -110,9 +115,13 @@ def assert_board_matches_replay(
     player: Player, game: str, review: dict[str, Any], record: dict[str, Any], at: int
 ) -> None:
     """The review at entry ``at``: its board, cell by cell, is the rules' replay of the
-    record's moves up to that entry."""
+    record's moves up to that entry. At a placement the board before it differs, so that
+    a review one step off would be caught."""
     slide_to(player, at)
-    expected = replayed_board(record, moves_before(review["entries"], at, game))
+    moves = moves_before(review["entries"], at, game)
+    expected = replayed_board(record, moves)
+    if review["entries"][at - 1]["kind"] == "place":
+        assert replayed_board(record, moves - 1) != expected
     shown = board_on_page(player, game)
     wrong = [
         (row, col, shown[row][col], expected[row][col])
@@ -144,9 +153,8 @@ def test_a_lexio_game_is_reviewed_step_by_step_and_its_record_replays_to_its_sco
     tmp_path: Path,
 ) -> None:
     gateway = gateway_factory(seed=5)
-    ana, bruno = lexio_against_bot(
-        players, loop_thread, gateway.url, BRUNO_SCRIPT, width=1280, height=800
-    )
+    # 1280×900: the README's screenshots' size.
+    ana, bruno = lexio_against_bot(players, loop_thread, gateway.url, BRUNO_SCRIPT)
     play_lexio_against_bot(ana, bruno)
     shown_scores = lexio_end_scores(ana)
     ending = ana.view()["ending"]
@@ -245,6 +253,7 @@ def test_a_lexio_game_is_reviewed_step_by_step_and_its_record_replays_to_its_sco
 
     slide_to(ana, places[3])
     assert_no_axe_violations(ana, "the review of a Lexio game (fr, desktop)")
+    ana.js("window.scrollTo(0, 0)")
     ana.page.screenshot(path=str(screenshot_path("review-lexio.png", tmp_path)))
 
 

@@ -13,7 +13,6 @@ import json
 import subprocess
 import sys
 import threading
-import urllib.error
 import urllib.request
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -548,12 +547,3 @@ def lexio_replay(path: Path) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
-
-
-def http_error(url: str, table: str, seat_token: str, what: str = "review") -> tuple[int, Any]:
-    """An answer expected to be an error: its status and JSON body."""
-    try:
-        fetch(url, table, seat_token, what)
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-    raise AssertionError("no error")
