@@ -197,13 +197,15 @@ def play_lexio_game(ana: Player, bruno: Player, placements: int = 4) -> None:
 
 def wait_turn(player: Player, after: int) -> None:
     """Until it is this page's turn again (Lexio: its seat; al-Mishqaq: its side) after the
-    log's first ``after`` entries, or the game's end. A view lags its event: the turn is
-    read only once the log has grown past ``after``, so that a view from before the page's
-    own move is not taken for its next turn."""
+    log's first ``after`` entries, or the game's end. A view lags its events: the turn is
+    read only once the log has grown past ``after`` (a view from before the page's own move
+    is not its next turn) and holds no result (al-Mishqaq's move that ends the game adds
+    one: the view that says so comes next)."""
     player.wait_js(
-        "window.lexio.view && (window.lexio.view.ending || window.lexio.log.length > "
-        f"{after} && [window.lexio.view.seat, window.lexio.view.side]"
-        ".includes(window.lexio.view.turn))",
+        "(() => { const view = window.lexio.view, log = window.lexio.log;"
+        " return view && (view.ending || log.length > "
+        f"{after}"
+        " && log.at(-1)?.kind !== 'result' && [view.seat, view.side].includes(view.turn)); })()",
         15,
     )
 
