@@ -260,9 +260,10 @@ def test_a_lexio_game_is_reviewed_step_by_step_and_its_record_replays_to_its_sco
 # -- Lexio by keyboard alone, heard, in French and in Arabic -----------------------------------
 
 
-def keyboard_review(player: Player, last: int, tmp_path: Path) -> None:
-    """From the end panel, the keyboard alone: Tab to the review's button and Enter; then
-    every control reached with Tab (forwards and back) and used."""
+def keyboard_review(player: Player, last: int, tmp_path: Path, language: str) -> None:
+    """On the review opened from the keyboard: every control reached with Tab (forwards and
+    back) and used; on the slider the arrows step in the reading direction (in Arabic ←
+    goes forward, as the mirrored slider runs), Up and Down too, Home and End."""
     keyboard = player.page.keyboard
     for control in CONTROLS:
         player.tab_to(REVIEW[control])
@@ -285,6 +286,10 @@ def keyboard_review(player: Player, last: int, tmp_path: Path) -> None:
     player.tab_to(REVIEW["slider"])
     keyboard.press("Home")
     wait_position(player, 0)
+    forward, back = ("ArrowLeft", "ArrowRight") if language == "ar" else ("ArrowRight", "ArrowLeft")
+    for key, at in ((forward, 1), (forward, 2), (back, 1), ("ArrowUp", 2), ("ArrowDown", 1)):
+        keyboard.press(key)
+        wait_position(player, at)
     keyboard.press("End")
     wait_position(player, last)
     player.tab_to(REVIEW["download"])
@@ -310,7 +315,7 @@ def test_a_lexio_review_by_keyboard_alone_is_heard_in_french_and_in_arabic(
         player.tab_to("#btn-review")
         player.page.keyboard.press("Enter")
         wait_review(player)
-        keyboard_review(player, last, tmp_path / language)
+        keyboard_review(player, last, tmp_path / language, language)
         assert player.js("window.__pointer") == 0, "a pointer was used"
 
     # Each step is said: which step of how many, who, what, the points; the words French.
