@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import pytest
 from gateway_play import bot, pass_to_the_end, play_one_turn, started_game
+from hidden_info import strings_in
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lexio_testing import GatewayFactory, GatewayHandle, LoopThread
@@ -19,16 +19,6 @@ from lexio_client import GatewayClient
 def _truth(gateway: GatewayHandle, table_id: str) -> pb.GameState:
     """What the server holds (every rack, the bag's order): never sent to anyone."""
     return pb.GameState.FromString(gateway.hub.rooms[table_id].record.state)
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 21), (3, 22), (4, 23)])
@@ -68,7 +58,7 @@ def test_r6_no_frame_holds_another_rack_or_the_bag_until_the_end(
                                 continue  # R32: the reveal
                         text = json.dumps(frame)
                         assert '"bag"' not in text and '"racks"' not in text
-                        values = _strings(frame)
+                        values = strings_in(frame)
                         assert not secrets.intersection(values), frame
                         assert not any(b in v for b in bags for v in values if len(b) == 8)
                         if frame["type"] == "event" and frame["entry"]["kind"] == "exchange":

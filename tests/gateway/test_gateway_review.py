@@ -29,6 +29,7 @@ from gateway_play import (
     started_game,
     to_play,
 )
+from hidden_info import strings_in
 from lexio_testing import GatewayHandle, LoopThread, free_port, start_gateway
 from mishqaq_play import _tiles_outside_the_open_record, mishqaq_table, racer, side, to_move
 
@@ -705,16 +706,6 @@ def test_redis_records_from_before_end_instants_migrate_once(
 # Hidden information over many games ------------------------------------------------------------
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in [k, *_strings(v)]]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
 async def _lexio_turn(clients: list[GatewayClient], rng: random.Random, seed: int) -> None:
     """The seat to play exchanges now and then (while the bag allows it), else plays the bot's
     choice."""
@@ -796,7 +787,7 @@ def check_lexio_review(
     final = steps[-1]
     assert final["ending"]["racks"] == list(truth.racks)  # R32: the reveal, at the end only
     final_without_reveal = {k: v for k, v in final.items() if k != "ending"}
-    values = set(_strings(before_the_reveal)) | set(_strings(final_without_reveal))
+    values = set(strings_in(before_the_reveal)) | set(strings_in(final_without_reveal))
     assert not others.intersection(values)
     for move in record["moves"]:
         if move["player"] != me:

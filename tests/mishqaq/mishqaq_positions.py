@@ -127,6 +127,25 @@ def position(
 # --- lexicons ---------------------------------------------------------------------------------
 
 
+class AnyWord:
+    """A list that knows every word (random play: the words a game forms do not matter)."""
+
+    def unknown(self, words: Sequence[str]) -> list[str]:
+        return []
+
+
+class NoWord:
+    """A list that knows no word."""
+
+    def unknown(self, words: Sequence[str]) -> list[str]:
+        return list(words)
+
+
+#: The lexicons of a table, by list, that accept every word / refuse every word.
+ANY = {"fr": AnyWord(), "en": AnyWord(), "ar": AnyWord()}
+NONE = {"fr": NoWord(), "en": NoWord(), "ar": NoWord()}
+
+
 class AcceptAll:
     """Every reading is a word."""
 

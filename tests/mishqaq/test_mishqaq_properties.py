@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mishqaq_positions import RULES_BLANKS, A, L, rules_bag
+from mishqaq_positions import ANY, NONE, RULES_BLANKS, A, L, rules_bag
 
 from mishqaq_rules.actions import (
     Action,
@@ -49,20 +49,6 @@ N = 22
 RED = {L: (10, 1), A: (10, 20)}
 TARGET = {L: 20, A: 1}
 LETTERS = {L: "EASTRIN", A: "امنلتيب"}
-
-
-class AnyWord:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        return []
-
-
-class NoWord:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        return list(words)
-
-
-ANY = {"fr": AnyWord(), "en": AnyWord(), "ar": AnyWord()}
-NONE = {"fr": NoWord(), "en": NoWord(), "ar": NoWord()}
 
 
 # --- an independent reader and tile count, from the rules text --------------------------------

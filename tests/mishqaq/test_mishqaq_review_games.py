@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
+from mishqaq_positions import ANY, NONE
 
 from mishqaq_rules.actions import (
     Action,
@@ -60,20 +60,6 @@ RED = {L: (10, 1), A: (10, 20)}
 AHEAD = {L: (0, 1), A: (0, -1)}
 LETTERS = {L: "EASTRIN", A: "امنلتيب"}
 START = 1_764_650_000.25  # a live table's instants: Unix seconds with fractions
-
-
-class AnyWord:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        return []
-
-
-class NoWord:
-    def unknown(self, words: Sequence[str]) -> list[str]:
-        return list(words)
-
-
-ANY = {"fr": AnyWord(), "en": AnyWord(), "ar": AnyWord()}
-NONE = {"fr": NoWord(), "en": NoWord(), "ar": NoWord()}
 
 
 # --- random play --------------------------------------------------------------------------------

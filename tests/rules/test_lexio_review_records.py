@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from hidden_info import strings_in
 from lexio_review_games import (
     FORM_GAMES,
     WORD_GAMES,
@@ -109,16 +110,6 @@ def _public_reveals(final: GameState) -> set[tuple[int, str]]:
     return shown
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
 def test_r6_r27_a_seats_record_holds_no_other_rack_nor_other_exchanged_tiles() -> None:
     """(b) The hidden-information method: every other seat's rack at every step before the
     end and every other seat's exchanged tiles, taken from the truth, are looked for in the
@@ -142,7 +133,7 @@ def test_r6_r27_a_seats_record_holds_no_other_rack_nor_other_exchanged_tiles() -
         secrets = {s for s in theirs if s not in own}
         # Any string may hold a rack; only the rack and exchange fields could hold short
         # ones (a placed word of two or three letters matching a rack is the board's news).
-        values = _strings({k: v for k, v in document.items() if k != "final_racks"})
+        values = strings_in({k: v for k, v in document.items() if k != "final_racks"})
         assert not {s for s in secrets if len(s) >= 4}.intersection(values), (game.seed, seat)
         rack_like = [
             v
