@@ -4,7 +4,9 @@ A notice is a small JSON object with a ``kind`` (``event``, ``changed``, ``seats
 ``presence``, ``taken``, ``alive``; ``resync`` is local: "you may have missed notices").
 With one gateway the bus is a queue in the process; with several, Redis pub/sub carries it. A
 store that commits and publishes atomically (Redis) publishes the notices of its commits
-itself, so replicas see them in commit order.
+itself, so replicas see them in commit order, each stamped with this process's
+:data:`ORIGIN` and the commit's instant by Redis's own clock (``committed_at``): the replica
+that handles it observes ``lexio_gateway_bus_notice_delay_seconds``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, Protocol
@@ -21,13 +24,22 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from lexio_common.supervise import being_cancelled
-from lexio_gateway.metrics import BUS_CONNECTED, BUS_LAST_NOTICE_AGE, BUS_RECONNECTS
+from lexio_gateway.metrics import (
+    BUS_CONNECTED,
+    BUS_LAST_NOTICE_AGE,
+    BUS_NOTICE_DELAY,
+    BUS_RECONNECTS,
+)
 
 log = logging.getLogger(__name__)
 
 Notice = dict[str, Any]
 Handler = Callable[[Notice], Awaitable[None]]
 CHANNEL: Final = "lexio:gw:bus"
+ORIGIN: Final = secrets.token_hex(4)
+"""Who committed a notice: this process. A replica is a process (its metrics are too), so the
+store that stamps its commits and the bus that hears them agree on it without being wired
+together; gateways sharing one process (tests) count each other's notices as their own."""
 
 
 class Bus(Protocol):
@@ -85,11 +97,17 @@ class RedisBus:
         retry_min: float = 0.1,
         retry_max: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        wall_clock: Callable[[], float] = time.time,
+        origin: str = ORIGIN,
     ) -> None:
+        """``wall_clock`` is compared with the commits' Redis TIME (``committed_at``)."""
         self._client = client
         self._retry_min = retry_min
         self._retry_max = retry_max
         self._clock = clock
+        self._wall_clock = wall_clock
+        self._origin = origin
         self._healthy = False
         self._subscriptions = 0
         self.last_notice_at: float | None = None
@@ -143,7 +161,9 @@ class RedisBus:
                     if message["type"] != "message":
                         continue
                     try:
-                        await handler(json.loads(message["data"]))
+                        notice = json.loads(message["data"])
+                        await handler(notice)
+                        self._observe_delay(notice)
                     except asyncio.CancelledError:
                         raise
                     except Exception:
@@ -165,6 +185,16 @@ class RedisBus:
                     await pubsub.aclose()  # type: ignore[no-untyped-call]  # untyped upstream
             await asyncio.sleep(delay)
             delay = min(self._retry_max, delay * 2)
+
+    def _observe_delay(self, notice: Notice) -> None:
+        """A commit's notice handled: how long after the commit (Redis's TIME, so one clock
+        for every publisher; a receiver's clock behind Redis's would make it negative: 0)."""
+        committed_at = notice.get("committed_at")
+        if not isinstance(committed_at, (int, float)):
+            return  # not a commit's notice (alive, presence, taken...)
+        source = "own" if notice.get("origin") == self._origin else "other"
+        delay = max(0.0, self._wall_clock() - committed_at)
+        BUS_NOTICE_DELAY.labels(source=source).observe(delay)
 
     async def _resync(self, handler: Handler) -> None:
         """Catch up from the store, until that succeeds: right after a restart Redis accepts

@@ -74,6 +74,19 @@ BUS_LAST_NOTICE_AGE: Final = Gauge(
     "lexio_gateway_bus_last_notice_age_seconds",
     "Seconds since the bus last delivered a message (every replica publishes one every 2 s).",
 )
+BUS_NOTICE_DELAY_BUCKETS: Final = (
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
+)  # fmt: skip
+BUS_NOTICE_DELAY: Final = Histogram(
+    "lexio_gateway_bus_notice_delay_seconds",
+    "From a commit in Redis (its TIME, stamped by the commit's script) to this replica having "
+    "handled the commit's notice, by source: 'other' for another replica's commit (what a seat "
+    "held here waits for a move made there), 'own' for this replica's commit come back.",
+    ["source"],
+    buckets=BUS_NOTICE_DELAY_BUCKETS,
+)
+#: Whose commit a notice is (see BUS_NOTICE_DELAY).
+BUS_NOTICE_SOURCES: Final = ("other", "own")
 GAMES_ENDED: Final = Counter(
     "lexio_gateway_games_ended_total",
     "Games that ended, by game and the game's cause (each game's adapter names its causes: "
@@ -162,6 +175,8 @@ def _initialise_gateway() -> None:
         ERRORS.labels(code=code)
     for mode in RECONNECT_MODES:
         RECONNECTS.labels(mode=mode)
+    for source in BUS_NOTICE_SOURCES:
+        BUS_NOTICE_DELAY.labels(source=source)
     for outcome in REVIEW_OUTCOMES_BEFORE_A_TABLE:
         REVIEW_SECONDS.labels(game=REVIEW_UNKNOWN_GAME, outcome=outcome)
 

@@ -7,7 +7,8 @@ games with other clocks), a sorted set of the finished tables still to close in 
 and two of finished tables by their end instant for the records' retention (``ended``: to
 expire; ``expired``: the tombstones, to delete). A
 commit is one Lua script: compare the version, write, and publish the commit's notice — so
-two replicas can never both apply an action, and every replica sees notices in commit order.
+two replicas can never both apply an action, and every replica sees notices in commit order
+(stamped with the commit's instant by Redis's TIME: bus.py).
 
 Seat tokens expire ``TOKEN_TTL_SECONDS`` after they were given, unless their game ends first:
 the commit that ends it makes its tokens (listed per table, ``tk:<table>``) permanent, and the
@@ -28,7 +29,7 @@ from typing import Any, Final, TypeVar
 import redis.asyncio as aioredis
 
 from lexio_common import redis_client
-from lexio_gateway.bus import CHANNEL
+from lexio_gateway.bus import CHANNEL, ORIGIN
 from lexio_gateway.records import (
     ActionReply,
     SeatToken,
@@ -93,7 +94,13 @@ if ARGV[6] == 'over' and ARGV[12] ~= '' then
   redis.call('ZADD', KEYS[8], 'NX', ARGV[12], ARGV[5])
 end
 if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', ARGV[10]) end
-if ARGV[9] ~= '' then redis.call('PUBLISH', KEYS[6], ARGV[9]) end
+if ARGV[9] ~= '' then
+  -- The notice (a JSON object) gets the commit's instant by Redis's clock, one for every
+  -- replica: its last character is the closing brace.
+  local now = redis.call('TIME')
+  local at = now[1] .. '.' .. string.format('%06d', tonumber(now[2]))
+  redis.call('PUBLISH', KEYS[6], string.sub(ARGV[9], 1, -2) .. ',"committed_at":' .. at .. '}')
+end
 return 1
 """
 
@@ -251,7 +258,7 @@ class RedisTableStore:
             record.status.value,
             repr(record.clock_due) if record.clock is not None else "+inf",
             json.dumps(reply.reply) if reply else "",
-            json.dumps(notice) if notice else "",
+            json.dumps({**notice, "origin": ORIGIN}) if notice else "",
             REPLY_TTL_SECONDS,
             len(events),
             repr(record.ended_at) if record.ended_at is not None else "",
