@@ -17,7 +17,7 @@ STAMP_LISTS := $(LEXICON_BUILT)/.stamp
 LEXICON_BUILDER := $(LEXICON_DATA)/ar.aff $(LEXICON_DATA)/ar.dic \
 	$(addprefix services/lexicon/lexio_lexicon/,arabic_list.py expand.py hunspell.py normalise.py cache.py build_lists.py)
 
-.PHONY: setup test test-slow lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 soak \
+.PHONY: setup test test-slow lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 load-prod soak \
 	images images-push image-tools lock monitoring-operator
 
 setup: $(STAMP_INSTALL) $(STAMP_LISTS)
@@ -162,7 +162,8 @@ bench: setup
 # Load and soak runs of bench/load.py (docs/benchmarks.md); not part of `make test`. The
 # capacity point: 2,000 tables at steady state, players replaying a book of 200 games found
 # ahead of time (bench/load_scripts.py), their clients on uvloop, so that the generator does
-# not decide the result (docs/benchmarks.md, issue 18).
+# not decide the result (docs/benchmarks.md, issue 18). load-prod: the same on production's
+# topology (issue 27).
 LOAD_RUN := $(BIN)/python bench/load.py run --think 10 --ramp 300 --warmup 300 --duration 120 --book 200 --uvloop-clients
 load: setup
 	$(LOAD_RUN) --tables 2000 --json var/load.json
@@ -170,6 +171,12 @@ load: setup
 # The previous capacity point, for comparison with earlier figures.
 load-750: setup
 	$(LOAD_RUN) --tables 750 --json var/load-750.json
+
+# The same steady state on production's topology (issue 27): two gateway and two lobby
+# replicas on one Redis with AOF everysec and a password, each gateway on its own lobby first;
+# per-replica CPU, turn latency and bus notice delay in the report.
+load-prod: setup
+	$(LOAD_RUN) --topology prod --tables 2000 --json var/load-prod.json
 
 soak: setup
 	$(BIN)/python bench/load.py soak --minutes 30 --tables 1750 --think 10 --max-growth-mib 64 --json var/soak.json

@@ -1,9 +1,11 @@
 """Load, soak and capacity harness for the whole Lexio stack (issue 8).
 
 Starts the real services (lexicon, engine, lobby, gateway; Redis too with ``--backend redis``)
-as processes on 127.0.0.1, measures the floors (a bare aiohttp WebSocket echo and a bare
-grpc.aio unary call) in the same run, then runs simulated players (bench/load_players.py) in
-``--workers`` processes of their own, and prints:
+as processes on 127.0.0.1 — or, with ``--topology prod``, production's: two lobby and two
+gateway replicas (``--lobbies``, ``--gateways``) on one Redis with AOF and a password, the
+players' seats spread over the gateways —, measures the floors (a bare aiohttp WebSocket echo
+and a bare grpc.aio unary call) in the same run, then runs simulated players
+(bench/load_players.py) in ``--workers`` processes of their own, and prints:
 
 - client-side turn latency p50/p95/p99/max (act sent → own view received), by action kind,
   and the fan-out (→ last seat's view), refusals, seating and reconnection times;
@@ -13,7 +15,10 @@ grpc.aio unary call) in the same run, then runs simulated players (bench/load_pl
   question counted as its unary call); CPU per action by service and of the generator;
 - actions/s, errors (must be 0), games started/completed, the table's clock passes;
 - CPU (cores) and RSS (MiB) of each service and of the generator's processes, from /proc;
-- the ratio p50 turn / (one WS round trip + the turn's gRPC hops).
+- the ratio p50 turn / (one WS round trip + the turn's gRPC hops);
+- per replica (``--topology prod``): each gateway's and lobby's CPU per action and Redis's,
+  each gateway's own turn latency and its bus notice delay (a commit of another replica → its
+  notice handled here), and the hop table's rows of each replica besides their total.
 
 Phases: the tables start evenly over ``--ramp`` seconds; the window measured runs from
 ``--warmup`` seconds after the ramp to ``--duration`` seconds later; then the games in play are
@@ -24,6 +29,7 @@ Examples::
     .venv/bin/python bench/load.py run --tables 500 --think 10 --duration 120
     .venv/bin/python bench/load.py run --tables 750 --think 10 --ramp 300 --warmup 300 \
         --duration 120                                      # steady state: make load
+    .venv/bin/python bench/load.py run --topology prod --tables 2000 ...       # make load-prod
     .venv/bin/python bench/load.py run --tables 60 --think 0 --duration 60     # the ceiling
     .venv/bin/python bench/load.py idle --connections 20000                    # idle sockets
     .venv/bin/python bench/load.py soak --minutes 30 --tables 1750             # make soak
@@ -46,6 +52,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,8 +62,17 @@ from benchlib import machine
 from load_floor import PACED_LABEL, print_floors
 from load_floor import measure as measure_floors
 from load_players import Plan, Policy, build_book, load_bot, run_tables
-from load_services import Stack, redis_supported
-from load_stats import ProcWatch, Scrape, histogram_delta, label_values, scrape, summary
+from load_services import TOPOLOGIES, Stack, redis_supported, role_of
+from load_stats import (
+    HistogramDelta,
+    ProcWatch,
+    Scrape,
+    histogram_delta,
+    label_values,
+    scrape,
+    summary,
+    tagged,
+)
 
 BOOKS = Path(__file__).resolve().parent.parent / "var" / "load-scripts"
 """Where books of games found ahead of time are cached (load_scripts)."""
@@ -137,40 +153,86 @@ def _fmt(s: dict[str, float]) -> str:
     )
 
 
+def _hop(delta: HistogramDelta) -> dict[str, float]:
+    return {
+        "count": delta.count,
+        "mean": delta.total / delta.count * 1000,
+        "p50": delta.quantile(0.5) * 1000,
+        "p95": delta.quantile(0.95) * 1000,
+        "p99": delta.quantile(0.99) * 1000,
+    }
+
+
+def _by_role(after: dict[str, Scrape]) -> dict[str, list[str]]:
+    """The scraped services by role: {"gateway": ["gateway-a", "gateway-b"], ...}."""
+    roles: dict[str, list[str]] = {}
+    for name in after:
+        roles.setdefault(role_of(name), []).append(name)
+    return roles
+
+
 def hop_table(before: dict[str, Scrape], after: dict[str, Scrape]) -> dict[str, dict[str, float]]:
+    """Each hop over every replica of its service (the label as ever), then, with several
+    replicas, each one's row (the label and ``@ replica``)."""
     out: dict[str, dict[str, float]] = {}
+    roles = _by_role(after)
     for service, metric, match, label in HOPS:
-        if service not in after:
+        names = roles.get(service, [])
+        if not names:
             continue
-        delta = histogram_delta(before[service], after[service], metric, match)
+        was, now = tagged(before, names), tagged(after, names)
+        delta = histogram_delta(was, now, metric, match)
         if delta.count <= 0:
             continue
-        out[label] = {
-            "count": delta.count,
-            "mean": delta.total / delta.count * 1000,
-            "p50": delta.quantile(0.5) * 1000,
-            "p95": delta.quantile(0.95) * 1000,
-            "p99": delta.quantile(0.99) * 1000,
-        }
-    # The gateway's turn histogram by action kind and outcome.
-    if "gateway" in after:
+        out[label] = _hop(delta)
+        if len(names) > 1:
+            for name in names:
+                one = histogram_delta(was, now, metric, {**match, "replica": name})
+                if one.count > 0:
+                    out[f"{label} @ {name}"] = _hop(one)
+    # The gateway's turn histogram by action kind and outcome, over every replica.
+    gateways = roles.get("gateway", [])
+    if gateways:
         name = "lexio_gateway_turn_seconds"
-        for action in label_values(after["gateway"], name, "action"):
-            for outcome in label_values(after["gateway"], name, "outcome"):
-                d = histogram_delta(
-                    before["gateway"],
-                    after["gateway"],
-                    name,
-                    {"action": action, "outcome": outcome},
-                )
+        was, now = tagged(before, gateways), tagged(after, gateways)
+        for action in label_values(now, name, "action"):
+            for outcome in label_values(now, name, "outcome"):
+                d = histogram_delta(was, now, name, {"action": action, "outcome": outcome})
                 if d.count > 0:
-                    out[f"gateway turn {action}/{outcome}"] = {
-                        "count": d.count,
-                        "mean": d.total / d.count * 1000,
-                        "p50": d.quantile(0.5) * 1000,
-                        "p95": d.quantile(0.95) * 1000,
-                        "p99": d.quantile(0.99) * 1000,
-                    }
+                    out[f"gateway turn {action}/{outcome}"] = _hop(d)
+    return out
+
+
+BUS_DELAY = "lexio_gateway_bus_notice_delay_seconds"
+
+
+def replica_table(
+    before: dict[str, Scrape], after: dict[str, Scrape]
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Each gateway replica's own turn latency and bus notice delay (another replica's commit,
+    and its own come back), from its own /metrics over the window; each lobby's handling."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    roles = _by_role(after)
+    if len(roles.get("gateway", [])) + len(roles.get("lobby", [])) <= 2:
+        return out  # the single topology: the hop table says it all
+    for name in roles.get("gateway", []):
+        was, now = before.get(name, {}), after.get(name, {})
+        row: dict[str, dict[str, float]] = {}
+        for key, metric, match in (
+            ("turn", "lexio_gateway_turn_seconds", {}),
+            ("bus_other", BUS_DELAY, {"source": "other"}),
+            ("bus_own", BUS_DELAY, {"source": "own"}),
+        ):
+            delta = histogram_delta(was, now, metric, match)
+            if delta.count > 0:
+                row[key] = _hop(delta)
+        out[name] = row
+    for name in roles.get("lobby", []):
+        delta = histogram_delta(
+            before.get(name, {}), after.get(name, {}), "grpc_server_handling_seconds",
+            {"grpc_service": "lexio.lobby.v1.Lobby"},
+        )  # fmt: skip
+        out[name] = {"rpc": _hop(delta)} if delta.count > 0 else {}
     return out
 
 
@@ -235,7 +297,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "nofile": limit,
         "params": {k: v for k, v in vars(args).items() if k != "func"},
     }
-    backend = args.backend
+    backend = "redis" if args.topology == "prod" else args.backend
     if backend == "redis":
         support = redis_supported()
         report["redis_support"] = support
@@ -276,6 +338,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         stack = Stack(
             directory,
             backend=backend,
+            topology=args.topology,
+            gateways=args.gateways,
+            lobbies=args.lobbies,
             turn_seconds=args.turn_seconds,
             pythonpath=args.service_pythonpath,
             extra_env=extra_env,
@@ -283,7 +348,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         try:
             stack.start()
-            print(f"services up in {stack.services['gateway'].ready_seconds:.1f} s: {stack.pids()}")
+            print(f"services up in {stack.ready_seconds:.1f} s: {stack.pids()}")
+            report["topology"] = {
+                "name": args.topology,
+                "gateways": stack.names("gateway"),
+                "lobbies": stack.names("lobby"),
+                "lobby_addresses": {
+                    name: stack.services[name].env["LEXIO_LOBBY_ADDRESS"]
+                    for name in stack.names("gateway")
+                },
+                "redis_password": bool(stack.redis and stack.redis.password),
+            }
             report.update(_drive(args, stack, directory, book))
         finally:
             report["exit_codes"] = stack.stop()
@@ -313,7 +388,7 @@ def _drive(
     tables = list(range(args.tables))
     workers = max(1, min(args.workers, args.tables))
     shares = [tables[i::workers] for i in range(workers)]
-    plan_fields = {
+    plan_fields: dict[str, Any] = {
         "url": stack.gateway_url,
         "total_tables": args.tables,
         "players": args.players,
@@ -330,6 +405,9 @@ def _drive(
         "mishqaq_share": args.mishqaq_share,
         "book": str(book) if book else None,
     }
+    if "urls" in {f.name for f in fields(Plan)}:
+        # Seat i of table n on urls[(n + i) % len(urls)]: a balancer without stickiness.
+        plan_fields["urls"] = stack.gateway_urls
     pipes = []
     processes = []
     for share in shares:
@@ -378,9 +456,9 @@ def _drive(
             scrapes["before"] = scrape_all(stack)
             if args.profile:
                 seconds = min(args.profile_seconds, args.duration)
-                profile = start_profile(
-                    pids[args.profile], seconds, profile_path, args.profile_rate
-                )
+                # With replicas, the first of the role (gateway-a, lobby-a).
+                profiled = pids.get(args.profile) or pids[stack.names(args.profile)[0]]
+                profile = start_profile(profiled, seconds, profile_path, args.profile_rate)
         if "after" not in scrapes and now >= stop_at:
             scrapes["after"] = scrape_all(stack)
         if now - last_print >= args.print_every:
@@ -423,6 +501,7 @@ def _drive(
     merged["error_count"] = merged.get("error_count", 0) + len(crashes)
     out["clients"] = merged
     out["hops"] = hop_table(scrapes["before"], scrapes["after"])
+    out["replicas"] = replica_table(scrapes["before"], scrapes["after"])
     out["processes"] = watch.window(measure_from, stop_at)
     out["processes_whole_run"] = watch.window(start_at, time.monotonic())
     out["rss_series"] = rss_series
@@ -439,8 +518,15 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
     """Print the figures; True if the run was clean."""
     clients = report.get("clients", {})
     duration = args.duration
+    topology = report.get("topology", {})
+    replicas = (
+        f", {len(topology['gateways'])} gateways + {len(topology['lobbies'])} lobbies on "
+        f"Redis{' with a password' if topology.get('redis_password') else ''}"
+        if topology.get("name") == "prod"
+        else ""
+    )
     print(f"\n== {args.tables} tables × {args.players} players, think {args.think} s, "
-          f"measured {duration} s, backend {report['backend_measured']} ==")  # fmt: skip
+          f"measured {duration} s, backend {report['backend_measured']}{replicas} ==")  # fmt: skip
     latency = clients.get("latency_ms", {})
     all_turns = [x for samples in latency.values() for x in samples]
     turn = summary(all_turns)
@@ -477,8 +563,10 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
     print(f"generator event-loop lag: p50 {lag['p50']:.1f} ms, p99 {lag['p99']:.1f} ms, "
           f"max {lag['max']:.1f} ms; bot CPU {clients.get('bot_seconds', 0):.1f} s")  # fmt: skip
     print("per hop, from /metrics over the window (ms, quantiles from buckets):")
-    for label, h in report.get("hops", {}).items():
-        print(f"  {label:44} n={h['count']:>8,.0f} mean {h['mean']:7.2f} "
+    hops = report.get("hops", {})
+    width = max([44, *map(len, hops)])
+    for label, h in hops.items():
+        print(f"  {label:{width}} n={h['count']:>8,.0f} mean {h['mean']:7.2f} "
               f"p50 {h['p50']:7.2f} p95 {h['p95']:7.2f} p99 {h['p99']:7.2f}")  # fmt: skip
     print("processes over the window (CPU in cores; RSS MiB start → end, max):")
     generator_cpu = 0.0
@@ -516,6 +604,7 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
             + f"), generator {generator:.2f} ms; script steps "
             f"{clients.get('script_steps', 0):,}, misses {clients.get('script_misses', 0)}"
         )
+    print_replicas(report)
     floors = report.get("floors")
     if floors and all_turns:
         ws = floors["ws_echo_ms"]["p50"]
@@ -563,6 +652,42 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
     return clean
 
 
+def print_replicas(report: dict[str, Any]) -> None:
+    """The per-replica rows (prod topology): CPU per action, turn and bus notice delay."""
+    replicas = report.get("replicas") or {}
+    if not replicas:
+        return
+    per_action = report.get("cpu_ms_per_action", {})
+    processes = report.get("processes", {})
+
+    def quantiles(h: dict[str, float] | None) -> str:
+        if not h:
+            return f"{'(none)':>32}"
+        return f"p50 {h['p50']:6.2f} p99 {h['p99']:7.2f} n={h['count']:>7,.0f}"
+
+    print("per replica over the window (CPU per action: its CPU / every action of the window):")
+    for name in [*replicas, "redis"]:
+        if name not in processes:
+            continue
+        cpu = (
+            f"CPU {per_action[name]:5.2f} ms/action ({processes[name]['cpu_cores']:4.2f} cores)"
+            if name in per_action
+            else f"CPU {processes[name]['cpu_cores']:4.2f} cores"
+        )
+        row = replicas.get(name, {})
+        if role_of(name) == "gateway":
+            print(f"  {name:10} {cpu}  turn {quantiles(row.get('turn'))}")
+            print(f"  {'':10} bus notice delay: other {quantiles(row.get('bus_other'))}; "
+                  f"own {quantiles(row.get('bus_own'))}")  # fmt: skip
+        elif role_of(name) == "lobby":
+            print(f"  {name:10} {cpu}  RPC  {quantiles(row.get('rpc'))}")
+        else:
+            print(f"  {name:10} {cpu}")
+    print(f"  {'lobby target':10} " + "; ".join(
+        f"{g}: {a}" for g, a in report.get("topology", {}).get("lobby_addresses", {}).items()
+    ))  # fmt: skip
+
+
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--players", type=int, default=4, choices=[2, 3, 4])
@@ -583,6 +708,15 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-rematch", action="store_true")
     parser.add_argument("--backend", choices=["sqlite", "redis"], default="sqlite")
+    parser.add_argument(
+        "--topology",
+        choices=TOPOLOGIES,
+        default="single",
+        help="single: one gateway and one lobby (--backend); prod: --gateways gateway and "
+        "--lobbies lobby replicas on one Redis with AOF everysec and a password",
+    )
+    parser.add_argument("--gateways", type=int, default=2, help="gateway replicas (prod)")
+    parser.add_argument("--lobbies", type=int, default=2, help="lobby replicas (prod)")
     parser.add_argument("--workers", type=int, default=2, help="generator processes")
     parser.add_argument("--refuse-rate", type=float, default=0.03)
     parser.add_argument("--exchange-rate", type=float, default=0.03)

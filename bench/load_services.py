@@ -6,6 +6,15 @@ script on free ports with its Prometheus metrics on a port of its own (the gatew
 ``backend="redis"`` a ``redis-server`` of its own is started too and ``LEXIO_REDIS_URL`` is
 given to the lobby and the gateway (whether they use it is theirs to say: see
 :func:`redis_supported`).
+
+``topology="prod"`` runs what deploy/overlays/prod runs instead: Redis with AOF everysec and a
+password, several lobby replicas (``lobby-a``, ``lobby-b``...) and several gateway replicas
+(``gateway-a``, ``gateway-b``...) on it. In k8s each gateway's one gRPC connection to the
+lobby's ClusterIP Service lands on one pod and, once that pod is gone, reconnects to another:
+here each gateway gets a multi-address target (``ipv4:a,b``) in its own rotation, which gRPC's
+pick_first sticks to the first answering address of (checked: a lobby killed with -9, the
+calls go on on the next). :meth:`Stack.kill`, :meth:`Stack.restart`, :meth:`Stack.kill_redis`
+and :meth:`Stack.restart_redis` are for runs that take a part away under load.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -46,6 +56,19 @@ def redis_supported() -> dict[str, bool]:
     return found
 
 
+TOPOLOGIES = ("single", "prod")
+
+
+def replica_names(role: str, count: int) -> list[str]:
+    """``gateway-a``, ``gateway-b``... as the prod topology names its replicas."""
+    return [f"{role}-{chr(ord('a') + i)}" for i in range(count)]
+
+
+def role_of(name: str) -> str:
+    """``gateway`` for ``gateway`` and ``gateway-b`` alike."""
+    return name.split("-", 1)[0]
+
+
 @dataclass
 class Service:
     name: str
@@ -54,6 +77,12 @@ class Service:
     metrics_url: str | None
     log_path: Path
     ready_seconds: float = 0.0
+    command: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    ready: tuple[str, str] = ("", "")
+    """How to tell it is up: ("grpc", health service name) or ("http", path)."""
+    killed: int = 0
+    """Times :meth:`Stack.kill` took it away."""
 
     @property
     def pid(self) -> int:
@@ -72,6 +101,14 @@ class Service:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+
+def _wait_ready(service: Service) -> None:
+    kind, what = service.ready
+    if kind == "grpc":
+        _wait_grpc(service, what)
+    elif kind == "http":
+        _wait_http(service, what)
 
 
 def _wait_grpc(service: Service, health_name: str) -> None:
@@ -94,10 +131,16 @@ def _wait_http(service: Service, path: str, timeout: float = 60) -> None:
 
 @dataclass
 class Stack:
-    """The four services (and Redis) of one load run."""
+    """The four services (and Redis) of one load run; with ``topology="prod"``, several
+    lobby and gateway replicas on one Redis with a password."""
 
     directory: Path
     backend: str = "sqlite"
+    topology: str = "single"
+    gateways: int = 2
+    """Gateway replicas of the prod topology (the single one has one)."""
+    lobbies: int = 2
+    """Lobby replicas of the prod topology."""
     turn_seconds: float = GAME_TURN_SECONDS
     log_level: str = "WARNING"
     pythonpath: str | None = None
@@ -110,7 +153,15 @@ class Stack:
     services: dict[str, Service] = field(default_factory=dict)
     redis: RedisServer | None = None
     redis_url: str | None = None
+    ready_seconds: float = 0.0
+    """From the start to the last gateway ready."""
     _logs: list[IO[bytes]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.topology not in TOPOLOGIES:
+            raise ValueError(f"topology {self.topology!r}: one of {TOPOLOGIES}")
+        if self.topology == "prod":
+            self.backend = "redis"
 
     def _env(self, **values: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LEXIO_")}
@@ -122,25 +173,41 @@ class Stack:
         return env
 
     def _spawn(
-        self, name: str, script: str | list[str], port: int, metrics: int | None, **env: str
+        self,
+        name: str,
+        script: str | list[str],
+        port: int,
+        metrics: int | None,
+        ready: tuple[str, str],
+        **env: str,
     ) -> Service:
         """Start ``script`` (a program of the venv, or a whole command line) with ``env``."""
-        log_path = self.directory / f"{name}.log"
-        log = log_path.open("wb")
-        self._logs.append(log)
-        process = subprocess.Popen(
-            script if isinstance(script, list) else [str(Path(sys.executable).with_name(script))],
-            env=self._env(**env),
-            stdout=subprocess.DEVNULL,
-            stderr=log,
+        command = (
+            script if isinstance(script, list) else [str(Path(sys.executable).with_name(script))]
         )
         url = f"http://127.0.0.1:{metrics}/metrics" if metrics else None
-        service = Service(name, process, port, url, log_path)
+        log_path = self.directory / f"{name}.log"
+        service = Service(
+            name, self._popen(command, env, log_path), port, url, log_path,
+            command=command, env=env, ready=ready,
+        )  # fmt: skip
         self.services[name] = service
         return service
 
+    def _popen(
+        self, command: list[str], env: dict[str, str], log_path: Path
+    ) -> subprocess.Popen[bytes]:
+        # Appended to: a restarted service's log follows its earlier life's.
+        log = log_path.open("ab")
+        self._logs.append(log)
+        return subprocess.Popen(
+            command, env=self._env(**env), stdout=subprocess.DEVNULL, stderr=log
+        )
+
     def start_redis(self) -> str:
-        self.redis = RedisServer(str(self.directory))
+        # Prod's Redis: AOF everysec (RedisServer's always) and the default user's password.
+        password = secrets.token_hex(8) if self.topology == "prod" else ""
+        self.redis = RedisServer(str(self.directory), password=password)
         self.redis.start()
         return self.redis.url
 
@@ -153,19 +220,20 @@ class Stack:
         lexicon_port, lexicon_metrics = free_port(), free_port()
         lexicon = self._spawn(
             "lexicon", "lexio-lexicon", lexicon_port, lexicon_metrics,
+            ("grpc", "lexio.lexicon.v1.Lexicon"),
             LEXIO_LEXICON_PORT=str(lexicon_port),
             LEXIO_LEXICON_METRICS_PORT=str(lexicon_metrics),
         )  # fmt: skip
-        _wait_grpc(lexicon, "lexio.lexicon.v1.Lexicon")
+        _wait_ready(lexicon)
         engine_port, engine_metrics = free_port(), free_port()
         engine = self._spawn(
             "engine", "lexio-engine", engine_port, engine_metrics,
+            ("grpc", "lexio.engine.v1.Engine"),
             LEXIO_ENGINE_PORT=str(engine_port),
             LEXIO_ENGINE_METRICS_PORT=str(engine_metrics),
             LEXIO_LEXICON_ADDRESS=lexicon.address,
         )  # fmt: skip
-        _wait_grpc(engine, "lexio.engine.v1.Engine")
-        lobby_port, lobby_metrics = free_port(), free_port()
+        _wait_ready(engine)
         # The lobby's own registration of both games (al-Mishqaq with its table options), on
         # this stack's engine.
         games = [
@@ -182,43 +250,117 @@ class Stack:
             }
             for game in DEFAULT_GAMES
         ]
-        lobby = self._spawn(
-            "lobby", "lexio-lobby", lobby_port, lobby_metrics,
+        lobby_names, gateway_names = ["lobby"], ["gateway"]
+        if self.topology == "prod":
+            lobby_names = replica_names("lobby", self.lobbies)
+            gateway_names = replica_names("gateway", self.gateways)
+        # Started side by side, then waited for: the replicas of one role are alike.
+        lobbies = [self._start_lobby(name, games, redis_env) for name in lobby_names]
+        for lobby in lobbies:
+            _wait_ready(lobby)
+        addresses = [lobby.address for lobby in lobbies]
+        gateways = []
+        for i, name in enumerate(gateway_names):
+            if len(addresses) == 1:
+                lobby_address = addresses[0]
+            else:
+                # Gateway i prefers lobby i (mod their number), then the next ones, as a
+                # Service's connection lands on one pod and moves on when that pod is gone.
+                turn = i % len(addresses)
+                rotation = addresses[turn:] + addresses[:turn]
+                lobby_address = "ipv4:" + ",".join(rotation)
+            gateways.append(self._start_gateway(name, engine.address, lobby_address, redis_env))
+        for gateway in gateways:
+            _wait_ready(gateway)
+            gateway.ready_seconds = time.perf_counter() - started
+        self.ready_seconds = time.perf_counter() - started
+
+    def _start_lobby(
+        self, name: str, games: list[dict[str, object]], redis_env: dict[str, str]
+    ) -> Service:
+        lobby_port, lobby_metrics = free_port(), free_port()
+        return self._spawn(
+            name, "lexio-lobby", lobby_port, lobby_metrics, ("grpc", "lexio.lobby.v1.Lobby"),
             LEXIO_LOBBY_PORT=str(lobby_port),
             LEXIO_LOBBY_METRICS_PORT=str(lobby_metrics),
-            LEXIO_LOBBY_DB=str(self.directory / "lobby.sqlite3"),
+            LEXIO_LOBBY_DB=str(self.directory / f"{name}.sqlite3"),
             LEXIO_LOBBY_GAMES=json.dumps(games),
             # Every simulated player comes from 127.0.0.1, one caller for the lobby's limit on
             # joins (10 by default, and a join in flight counts until it succeeds): lifted.
             LEXIO_LOBBY_JOIN_FAILURES=str(self.join_failures),
             **redis_env,
         )  # fmt: skip
-        _wait_grpc(lobby, "lexio.lobby.v1.Lobby")
+
+    def _start_gateway(
+        self, name: str, engine_address: str, lobby_address: str, redis_env: dict[str, str]
+    ) -> Service:
         gateway_port, gateway_metrics = free_port(), free_port()
         seeded = None
         if self.book is not None:
             bench = Path(__file__).resolve().parent
             seeded = [sys.executable, str(bench / "load_gateway.py"), *map(str, self.book)]
-        gateway = self._spawn(
-            "gateway", seeded or "lexio-gateway", gateway_port, gateway_metrics,
+        return self._spawn(
+            name, seeded or "lexio-gateway", gateway_port, gateway_metrics, ("http", "/readyz"),
             LEXIO_GATEWAY_PORT=str(gateway_port),
             # Its /metrics has a port of its own (the public one answers 404).
             LEXIO_GATEWAY_METRICS_PORT=str(gateway_metrics),
-            LEXIO_ENGINE_ADDRESS=engine.address,
-            LEXIO_LOBBY_ADDRESS=lobby.address,
-            LEXIO_GATEWAY_DB=str(self.directory / "gateway.sqlite3"),
+            LEXIO_ENGINE_ADDRESS=engine_address,
+            LEXIO_LOBBY_ADDRESS=lobby_address,
+            LEXIO_GATEWAY_DB=str(self.directory / f"{name}.sqlite3"),
             # Without thinking, a seat of a fast table acts ~40 times a second, over a
             # person's limit of 20 frames a second per socket: lifted as well.
             LEXIO_GATEWAY_FRAMES_PER_SECOND=str(self.frames_per_second),
             LEXIO_GATEWAY_FRAME_BURST=str(self.frames_per_second),
             **redis_env,
         )  # fmt: skip
-        _wait_http(gateway, "/readyz")
-        gateway.ready_seconds = time.perf_counter() - started
+
+    def names(self, role: str) -> list[str]:
+        """The services of one role (``gateway``, ``lobby``...), in their order."""
+        return [name for name in self.services if role_of(name) == role]
+
+    @property
+    def gateway_urls(self) -> list[str]:
+        return [f"http://{self.services[name].address}" for name in self.names("gateway")]
 
     @property
     def gateway_url(self) -> str:
-        return f"http://{self.services['gateway'].address}"
+        return self.gateway_urls[0]
+
+    # Taking parts away under load -------------------------------------------------------
+
+    def kill(self, name: str) -> None:
+        """SIGKILL one service; its entry stays (the report says it was there, and
+        :meth:`restart` starts it again)."""
+        service = self.services[name]
+        if service.process.poll() is None:
+            service.process.kill()
+            service.process.wait()
+        service.killed += 1
+
+    def restart(self, name: str) -> None:
+        """Start a stopped (killed) service again, with the same environment and ports; return
+        once it is ready (its ``ready_seconds`` says how long that took). Its pid changes:
+        :meth:`pids` says the new one."""
+        service = self.services[name]
+        if service.process.poll() is None:
+            raise RuntimeError(f"{name} is still running")
+        started = time.perf_counter()
+        service.process = self._popen(service.command, service.env, service.log_path)
+        _wait_ready(service)
+        service.ready_seconds = time.perf_counter() - started
+
+    def kill_redis(self) -> None:
+        """kill -9 Redis (what the AOF holds is what everysec had written)."""
+        if self.redis is None:
+            raise RuntimeError("no Redis in this stack")
+        self.redis.stop(kill=True)
+
+    def restart_redis(self) -> None:
+        """Start Redis again on the same port and directory; return once it has reloaded its
+        AOF and answers PING."""
+        if self.redis is None:
+            raise RuntimeError("no Redis in this stack")
+        self.redis.start()
 
     def pids(self) -> dict[str, int]:
         pids = {name: s.pid for name, s in self.services.items()}
@@ -231,8 +373,8 @@ class Stack:
 
     def stop(self) -> dict[str, int | None]:
         codes: dict[str, int | None] = {}
-        for name in ("gateway", "lobby", "engine", "lexicon"):
-            if name in self.services:
+        for role in ("gateway", "lobby", "engine", "lexicon"):
+            for name in self.names(role):
                 codes[name] = self.services[name].stop()
         if self.redis is not None:
             self.redis.stop()

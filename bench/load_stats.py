@@ -210,3 +210,15 @@ class ProcWatch:
                 "other_cores": max(0.0, min(cores, busy_cores) - ours - irq_cores),
             }
         return out
+
+
+def tagged(scrapes: Mapping[str, Scrape], names: Iterable[str], label: str = "replica") -> Scrape:
+    """Several services' scrapes as one, each series labelled with its service's name: a
+    :func:`histogram_delta` of it adds the replicas up, or matches one of them by ``label``."""
+    out: Scrape = {}
+    for name in names:
+        for metric, series in scrapes.get(name, {}).items():
+            into = out.setdefault(metric, {})
+            for labels, value in series.items():
+                into[tuple(sorted((*labels, (label, name))))] = value
+    return out
