@@ -2,6 +2,19 @@
 
 >>> # async with GatewayClient.connect("http://127.0.0.1:8080") as ana:
 >>> #     await ana.create("Ana");  code = ana.table["code"]
+
+When the connection is lost (a replica killed, a network cut), a request waiting for its
+answer raises :class:`ConnectionLostError`, which carries the frame as sent, id included;
+:meth:`GatewayClient.reconnect` resumes the seat (with the backoff of
+:mod:`lexio_client.backoff`, at the next of a load balancer's replicas) and the same frame
+can then be sent again: for an ``act`` the id is its idempotency key, so an action applied
+before the loss is answered its first ``ack`` and not applied twice.
+
+>>> # try:
+>>> #     await ana.act(action)
+>>> # except ConnectionLostError as lost:
+>>> #     await ana.reconnect([url_a, url_b])
+>>> #     await ana.act(action, action_id=lost.frame["id"])
 """
 
 from __future__ import annotations
@@ -9,11 +22,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import aiohttp
+
+from lexio_client.backoff import Backoff
 
 PROTOCOL_VERSION = 1
 Frame = dict[str, Any]
@@ -26,6 +41,19 @@ class ServerError(Exception):
         super().__init__(frame.get("code") or frame.get("reason"))
         self.frame = frame
         self.code: str = frame.get("code") or frame.get("reason") or "?"
+
+
+class ConnectionLostError(ConnectionError):
+    """The connection ended before the answer to ``frame`` came: it may or may not have been
+    applied. Send ``frame`` again (same id) after :meth:`GatewayClient.reconnect`."""
+
+    def __init__(self, frame: Frame) -> None:
+        super().__init__(f"connection lost waiting for the answer to {frame.get('type')}")
+        self.frame = frame
+
+
+_LOSSES = (OSError, aiohttp.ClientError, TimeoutError)
+"""What a failed connection attempt raises (ConnectionError is an OSError)."""
 
 
 class GatewayClient:
@@ -88,8 +116,13 @@ class GatewayClient:
             finally:
                 await client.close()
 
-    async def open(self, timeout: float = 10.0) -> None:
-        """(Re)connect and say hello; with a token, resume the seat from the last seq seen."""
+    async def open(self, timeout: float = 10.0, *, until_caught_up: bool = False) -> None:
+        """(Re)connect and say hello; with a token, resume the seat from the last seq seen.
+
+        A resumed game returns after its catch-up (the missed events and a view, or a
+        snapshot) or an error in its place. The gateway answers ``unavailable`` there when its
+        engine or store is away and sends the catch-up by itself once they are back: with
+        ``until_caught_up`` that wait is part of this one (and any other error raises)."""
         headers = {"Origin": self._origin} if self._origin else {}
         self._ws = await self.session.ws_connect(
             f"{self.base_url}/ws", headers=headers, heartbeat=None, compress=0
@@ -105,7 +138,15 @@ class GatewayClient:
         # resume may be many frames, and looking for them afterwards could miss them.
         welcomed = self._expect(lambda f: f["type"] in ("welcome", "error"))
         seated = self._expect(lambda f: f["type"] in ("table", "error"))
-        caught_up = self._expect(lambda f: f["type"] in ("view", "snapshot", "error"))
+        caught_up = self._expect(
+            lambda f: (
+                f["type"] in ("view", "snapshot")
+                or (
+                    f["type"] == "error"
+                    and not (until_caught_up and f.get("code") == "unavailable" and "id" not in f)
+                )
+            )
+        )
         try:
             await self.send(hello)
             welcome = await asyncio.wait_for(welcomed, timeout)
@@ -119,10 +160,17 @@ class GatewayClient:
                 raise ServerError(table)
             if table["state"] in ("started", "over"):
                 # Resuming a game: the catch-up (events, then a view; or a snapshot) follows.
-                await asyncio.wait_for(caught_up, timeout)
+                caught = await asyncio.wait_for(caught_up, timeout)
+                if until_caught_up and caught["type"] == "error":
+                    raise ServerError(caught)
         finally:
             seated.cancel()
             caught_up.cancel()
+
+    @property
+    def connected(self) -> bool:
+        """An open WebSocket (said hello to or not)."""
+        return self._ws is not None and not self._ws.closed and not self.closed.is_set()
 
     async def close(self) -> None:
         if self._ws is not None:
@@ -133,6 +181,50 @@ class GatewayClient:
     async def drop(self) -> None:
         """Lose the connection without a goodbye (a network cut, as the server sees it)."""
         await self.close()
+
+    async def reconnect(
+        self,
+        urls: Sequence[str] | None = None,
+        *,
+        backoff: Backoff | None = None,
+        give_up_after: float = 60.0,
+        timeout: float = 10.0,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> int:
+        """After a lost connection: try again after each of ``backoff``'s delays, each try at
+        the next of ``urls`` (a load balancer's replicas; by default this client's own
+        ``base_url``), resuming the seat with its token and the last seq seen. Returns the
+        number of tries once resumed and caught up (``welcome``, ``table``, then the missed
+        events and a view, or a snapshot); raises the last failure once ``give_up_after``
+        seconds have passed, and at once a refusal other than ``unavailable`` (``bad_token``).
+
+        The first try waits too (a jittered 0–0.5 s): every seat of a dead replica loses its
+        connection in the same instant, and their first tries must not all land together."""
+        choices = [u.rstrip("/") for u in urls] if urls else [self.base_url]
+        start = choices.index(self.base_url) + 1 if self.base_url in choices else 0
+        backoff = backoff or Backoff()
+        if self._ws is not None and not self._ws.closed:
+            await self.drop()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + give_up_after
+        attempt = 0
+        while True:
+            await sleep(backoff.delay(attempt))
+            self.base_url = choices[(start + attempt) % len(choices)]
+            attempt += 1
+            try:
+                await self.open(timeout, until_caught_up=True)
+                return attempt
+            except ServerError as e:
+                if e.code != "unavailable":
+                    raise
+                failure: Exception = e
+            except _LOSSES as e:
+                failure = e
+            if self._ws is not None and not self._ws.closed:
+                await self.drop()  # a half-made resume: the next try starts clean
+            if loop.time() >= deadline:
+                raise failure
 
     async def _read(self, ws: aiohttp.ClientWebSocketResponse) -> None:
         try:
@@ -219,11 +311,19 @@ class GatewayClient:
         await self._ws.send_str(text)
 
     async def request(self, frame: Frame, timeout: float = 10.0) -> Frame:
-        """Send with a fresh id; return the answer, raising ServerError on error/refused."""
+        """Send with a fresh id (or the frame's own: a resend after a reconnect); return the
+        answer, raising ServerError on error/refused and ConnectionLostError (which holds the frame
+        as sent) when the connection ends first."""
         frame = {**frame, "id": frame.get("id") or f"r{next(self._ids)}"}
         answer = self._expect(lambda f: f.get("id") == frame["id"])
-        await self.send(frame)
-        reply = await asyncio.wait_for(answer, timeout)
+        try:
+            if self._ws is None or self._ws.closed or self.closed.is_set():
+                raise ConnectionResetError("not connected")
+            await self.send(frame)
+            reply = await asyncio.wait_for(answer, timeout)
+        except ConnectionError as e:
+            answer.cancel()
+            raise ConnectionLostError(frame) from e
         if reply["type"] in ("error", "refused"):
             raise ServerError(reply)
         return reply
@@ -268,9 +368,14 @@ class GatewayClient:
         failed.cancel()
 
     async def act(self, action: Frame, action_id: str | None = None) -> Frame:
-        """Play; wait until this seat's view reflects the action's event."""
-        ack = await self.request({"type": "act", "action": action, "id": action_id})
-        await self.wait_view(ack["seq"])
+        """Play; wait until this seat's view reflects the action's event. Lost on the way
+        (ConnectionLostError): after :meth:`reconnect`, act again with ``lost.frame["id"]``."""
+        frame = {"type": "act", "action": action, "id": action_id or f"r{next(self._ids)}"}
+        ack = await self.request(frame)
+        try:
+            await self.wait_view(ack["seq"])
+        except ConnectionError as e:
+            raise ConnectionLostError(frame) from e
         return ack
 
     async def wait_view(self, seq: int, timeout: float = 10.0) -> None:
