@@ -17,7 +17,15 @@ reported apart, as ``mishqaq:<kind>``.
 What is measured, client side: from sending ``act`` to this seat's own ``view`` of the result
 (the turn latency), from sending to the last seat's ``view`` (fan-out), refusals, seating
 (create/join/start); everything unexpected is an error (an ``error`` frame, an unexpected
-refusal, a time-out, a lost connection).
+refusal, a time-out).
+
+A connection *lost* (a replica killed, not a seat's own deliberate drop) is survived as a
+browser would (issue 27): the seat reconnects with lexio_client's backoff, each try at the next
+of ``Plan.urls`` (a load balancer without stickiness), resumes with its token and last seq, and
+sends again with the same id the action whose answer it did not get; ``unavailable`` answers
+(a store or lobby away: nothing changed) are retried with the same id after the backoff. What
+is checked on the way (see :class:`Results`): no acknowledged move missing from the seat's log,
+none applied twice, no seq seen with two different entries, no turn logged twice.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ import copy
 import gc
 import hashlib
 import inspect
+import itertools
+import json
 import multiprocessing
 import random
 import resource
@@ -44,7 +54,7 @@ import aiohttp
 from load_scripts import Book, Script, book_key, load_book, record_script, save_book
 
 import lexio_rules
-from lexio_client import GatewayClient, ServerError
+from lexio_client import Backoff, ConnectionLostError, GatewayClient, ServerError
 from lexio_client.bot import Bot
 from lexio_client.client import Frame
 from lexio_client.mishqaq_bot import MishqaqBot
@@ -175,6 +185,15 @@ class Plan:
     """Candidate placements an al-Mishqaq player judges per move (see MishqaqBot)."""
     book: str | None = None
     """A book of games found ahead of time (load_scripts): Lexio seats replay its moves."""
+    urls: list[str] = field(default_factory=list)
+    """The gateway replicas (empty: ``[url]``). Seat i of table n opens on
+    ``urls[(n + i) % len(urls)]``, and after a lost connection tries the next ones in turn."""
+    give_up_after: float = 60.0
+    """How long a seat keeps trying to reconnect, or to be answered other than ``unavailable``."""
+
+    @property
+    def gateways(self) -> list[str]:
+        return list(self.urls) or [self.url]
 
     def game_of(self, number: int) -> str:
         """Which game table ``number`` plays: al-Mishqaq for an even spread of the share."""
@@ -211,6 +230,26 @@ class Results:
     """Turns of a scripted game where the view was not the one expected (searched instead)."""
     loop_lag_ms: list[float] = field(default_factory=list)
     cpu_seconds: float = 0.0
+    connection_losses: int = 0
+    """Connections lost (not a seat's own drop) and resumed, each counted once."""
+    loss_reconnect_ms: list[float] = field(default_factory=list)
+    """From the moment a loss was seen to the seat resumed and caught up (all of them, not
+    only the measuring window's: losses are the subject of the runs that cause them)."""
+    resent_acts: int = 0
+    """Acts sent again with their id after a loss (their answer had not come)."""
+    acked_lost: int = 0
+    """Acknowledged moves missing from the seat's log after it resumed (the entry at the
+    ack's seq is not the seat's own, or there is none): must be 0."""
+    applied_twice: int = 0
+    """An act id acknowledged with two different seqs, or a seat's move logged twice in a
+    row (one act, two entries): must be 0."""
+    unavailable_retries: int = 0
+    """Requests answered ``unavailable`` and sent again (same id) after the backoff."""
+    duplicate_seqs: int = 0
+    """A seq seen twice with different entries in a seat's log, or one turn passed twice by
+    the table (R28/R29's clock, al-Mishqaq's result twice): must be 0."""
+    seating_retries: int = 0
+    """create/join/rematch answers lost with the connection and done again (see Table)."""
 
     def error(self, what: str) -> None:
         self.error_count += 1
@@ -242,11 +281,40 @@ class Results:
             "script_misses": self.script_misses,
             "loop_lag_ms": self.loop_lag_ms,
             "cpu_seconds": self.cpu_seconds,
+            "connection_losses": self.connection_losses,
+            "loss_reconnect_ms": self.loss_reconnect_ms,
+            "resent_acts": self.resent_acts,
+            "acked_lost": self.acked_lost,
+            "applied_twice": self.applied_twice,
+            "unavailable_retries": self.unavailable_retries,
+            "duplicate_seqs": self.duplicate_seqs,
+            "seating_retries": self.seating_retries,
         }
 
 
 class UnexpectedError(Exception):
     pass
+
+
+class GhostSeatError(Exception):
+    """A join was applied but its answer (the seat's token) was lost with the connection: the
+    table holds a seat nobody can play, so its seating starts again at a new table."""
+
+
+_TURN_KINDS = frozenset({"place", "exchange", "swap", "pass"})
+_SIDES = {"latin": 0, "arabic": 1}
+_DIGESTED = ("number", "kind", "seat", "side", "cause", "score", "count", "words", "at")
+_ANYONE = 254
+"""The actor of an entry that ends a move of either side (al-Mishqaq's ``result``)."""
+
+
+def _actor(entry: Frame) -> int:
+    if entry.get("kind") == "result":
+        return _ANYONE
+    who = entry.get("seat", entry.get("side"))
+    if isinstance(who, int):
+        return who
+    return _SIDES.get(str(who), 255)
 
 
 _SILENT = frozenset({"event", "ack", "pong"})
@@ -260,6 +328,27 @@ class Seat:
         self.index = index
         self.client = client
         self.name = f"T{table.number}-{index}"
+        plan = table.plan
+        self.urls = plan.gateways
+        self.backoff = Backoff(
+            rng=random.Random((plan.seed * 1_000_003 + table.number) * 16 + index)
+        )
+        """Each seat its own draws: the seats of a dead replica do not retry in step."""
+        self.deliberate = False
+        """In its own drop-and-resume (``Table._reconnect``): that close is no loss."""
+        self.lost_at: float | None = None
+        self._recovering = asyncio.Lock()
+        self._acts = itertools.count(1)
+        self.acks: dict[str, int] = {}
+        """This game's acknowledged act ids and their seq."""
+        self.digests: list[int] = []
+        """A digest of each entry of this game's log, by seq - 1 (the client keeps only its
+        last frames and entries)."""
+        self.actors = bytearray()
+        self.last_turn: tuple[int, bool] | None = None
+        """(actor, made by a player) of the log's last turn entry."""
+        self.resending = False
+        """The act being sent was sent before, and its answer lost with the connection."""
         self.changed = asyncio.Event()
         self.rematch_code: str | None = None
         self.views = 0
@@ -269,14 +358,22 @@ class Seat:
         self.entries = 0
         """The game's log entries this seat has heard of (where a script is at)."""
         client.on_frame = self._on_frame
-        client.on_close = self.changed.set
+        client.on_close = self._on_close
+
+    def _on_close(self) -> None:
+        if not self.deliberate and self.lost_at is None:
+            self.lost_at = time.perf_counter()
+        self.changed.set()
 
     def _on_frame(self, frame: Frame) -> None:
         kind = frame["type"]
         if len(self.client.log) > 2 * FRAMES_KEPT:
             del self.client.log[:-FRAMES_KEPT]
         if kind == "error":
-            self.table.results.error(f"{self.name}: error frame {frame}")
+            # ``unavailable`` (nothing changed) is retried by whoever asked, or, answering a
+            # resume, followed by the catch-up once the store is back: not an error.
+            if frame.get("code") != "unavailable":
+                self.table.results.error(f"{self.name}: error frame {frame}")
         elif kind == "rematch":
             self.rematch_code = frame["code"]
         elif kind == "view":
@@ -285,36 +382,129 @@ class Seat:
             self.table.view_seen(frame["seq"])
         elif kind == "snapshot":
             self.view_seq = frame["seq"]
-            for entry in frame["view"].get("log", ()):
+            log = frame["view"].get("log", ())
+            for entry in log:
                 self.entries = max(self.entries, int(entry.get("number", 0)))
+            if len(log) == frame["seq"]:
+                for seq, entry in enumerate(log, 1):
+                    self._logged(seq, entry)
         elif kind == "seated":
             self.view_seq = -1
             self.entries = 0
+            self.acks, self.digests, self.actors, self.last_turn = {}, [], bytearray(), None
         elif kind == "event":
             entry = frame.get("entry") or {}
             if "number" in entry:
                 self.entries = max(self.entries, int(entry["number"]))
-            if self.index == 0:
-                if entry.get("kind") == "pass" and entry.get("cause") not in ("player", None):
-                    self.table.results.table_passes[entry["cause"]] += 1
-                elif entry.get("kind") == "result" and entry.get("cause") == "flag":
-                    self.table.results.table_passes["flag"] += 1
+            self._logged(frame["seq"], entry)
         # What a seat waits for comes with a view, a snapshot, a table or a rematch frame: an
         # event (it precedes the view of its seq) or an ack wakes nobody.
         if kind not in _SILENT:
             self.changed.set()
 
+    def _logged(self, seq: int, entry: Frame) -> None:
+        """Keep a digest of the game's entry ``seq``; a seq seen again must hold the same
+        entry, and no turn may be logged twice in a row."""
+        # Public fields only: a snapshot's log and the events may differ in what else they say.
+        digest = hash(json.dumps([entry.get(k) for k in _DIGESTED], sort_keys=True))
+        known = len(self.digests)
+        if seq <= known:
+            if self.digests[seq - 1] != digest:
+                self.table.flag("duplicate_seqs", seq)
+            return
+        if seq != known + 1:
+            return  # a gap: the client ignores it too, a snapshot follows
+        actor = _actor(entry)
+        self.digests.append(digest)
+        self.actors.append(min(actor, 255))
+        kind = entry.get("kind")
+        by_player = entry.get("cause") in ("player", None, "unspecified")
+        if kind in _TURN_KINDS:
+            if self.last_turn is not None and self.last_turn[0] == actor:
+                # The same seat (or side) twice in a row: one act applied twice, or the table's
+                # clock passing one turn twice.
+                by_players = by_player and self.last_turn[1]
+                self.table.flag("applied_twice" if by_players else "duplicate_seqs", seq)
+            self.last_turn = (actor, by_player)
+        elif kind == "result":
+            if self.last_turn is not None and self.last_turn[0] == _ANYONE:
+                self.table.flag("duplicate_seqs", seq)
+            self.last_turn = (_ANYONE, False)
+        if self.index == 0:
+            if kind == "pass" and entry.get("cause") not in ("player", None):
+                self.table.results.table_passes[entry["cause"]] += 1
+            elif kind == "result" and entry.get("cause") == "flag":
+                self.table.results.table_passes["flag"] += 1
+
+    def _mine(self) -> int:
+        if self.table.game == "mishqaq":
+            return _SIDES.get(str(self.client.view.get("side")), 255)
+        return self.me
+
+    def acked(self, action_id: str, seq: int) -> None:
+        """An ``ack``: the same id answered before must have had the same seq."""
+        earlier = self.acks.get(action_id)
+        if earlier is not None and earlier != seq:
+            self.table.flag("applied_twice", seq)
+        self.acks[action_id] = seq
+
+    def check_acks(self) -> None:
+        """Every acknowledged move of this game the seat's view has passed is its own entry."""
+        mine = self._mine()
+        for seq in self.acks.values():
+            if seq > self.view_seq:
+                continue  # its view has not come yet
+            if seq > len(self.digests) or self.actors[seq - 1] not in (mine, _ANYONE):
+                self.table.flag("acked_lost", seq)
+
+    def next_act_id(self) -> str:
+        return f"{self.name}-a{next(self._acts)}"
+
+    @property
+    def lost(self) -> bool:
+        return self.client.closed.is_set() and not self.deliberate
+
+    async def recover(self) -> None:
+        """After a lost connection: reconnect with the client's backoff over the replicas,
+        resume (token + last seq) and catch up; then check the acknowledged moves."""
+        async with self._recovering:
+            if self.client.connected:
+                return  # another wait of this seat already recovered it
+            results = self.table.results
+            lost_at = self.lost_at or time.perf_counter()
+            self.table.pending.clear()  # views seen late: no fan-out sample
+            try:
+                await self.client.reconnect(
+                    self.urls, backoff=self.backoff, give_up_after=self.table.plan.give_up_after
+                )
+            except (ServerError, OSError, aiohttp.ClientError, TimeoutError) as e:
+                raise UnexpectedError(
+                    f"{self.name}: not resumed after a lost connection: {type(e).__name__}: {e}"
+                ) from None
+            results.connection_losses += 1
+            results.loss_reconnect_ms.append((time.perf_counter() - lost_at) * 1000)
+            self.lost_at = None
+            self.check_acks()
+
     async def until(self, predicate: Callable[[], bool], timeout: float, what: str) -> None:
         """Wait until ``predicate()`` holds, re-checked on each frame this seat receives and
-        when its connection ends. (One timer per wait: a wake-up every second for each of
+        when its connection ends (a lost connection is recovered first; its time is not
+        counted in ``timeout``). (One timer per wait: a wake-up every second for each of
         thousands of waiting seats was most of the generator's CPU.)"""
         if predicate():
             return
+        loop = asyncio.get_running_loop()
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(timeout) as limit:
                 while not predicate():
-                    if self.client.closed.is_set():
-                        raise UnexpectedError(f"{self.name}: connection lost waiting for {what}")
+                    if self.lost:
+                        when = limit.when()
+                        limit.reschedule(None)  # the reconnection has its own limits
+                        began = loop.time()
+                        await self.recover()
+                        if when is not None:
+                            limit.reschedule(when + loop.time() - began)
+                        continue
                     self.changed.clear()
                     await self.changed.wait()
         except TimeoutError:
@@ -357,8 +547,20 @@ class Table:
         self.script: Script | None = None
         """The game this table replays, once it is started (its seed comes from the table id)."""
         self.stage = "not started"
-        self.executor = executor
         """What the table was doing last (said with an error)."""
+        self.executor = executor
+        self.flagged: set[tuple[str, int, int]] = set()
+        """(what, game, seq) already counted: each seat sees the same log."""
+        self.game_number = 0
+
+    def flag(self, what: str, seq: int) -> None:
+        """Count a broken guarantee once for the table, whichever seats saw it."""
+        key = (what, self.game_number, seq)
+        if key in self.flagged:
+            return
+        self.flagged.add(key)
+        setattr(self.results, what, getattr(self.results, what) + 1)
+        self.results.error(f"T{self.number}: {what} at seq {seq} (game {self.game_number})")
 
     # Fan-out: from an act to the last seat's view of it ----------------------------------
 
@@ -389,18 +591,21 @@ class Table:
         offset = plan.ramp * self.number / max(1, plan.total_tables)
         await asyncio.sleep(max(0.0, plan.start_at + offset - time.monotonic()))
         try:
+            urls = plan.gateways
             for i in range(self.players):
-                client = GatewayClient(self.session, plan.url, None, keep_frames=FRAMES_KEPT)
-                self.seats.append(Seat(self, i, client))
-                await client.open()
-            host = self.seats[0]
-            self.stage = "create"
-            t0 = time.perf_counter()
-            await host.client.create(host.name, game=self.game)
-            self.results.seating_ms["create"].append((time.perf_counter() - t0) * 1000)
-            code = host.client.table["code"]
+                url = urls[(self.number + i) % len(urls)]
+                client = GatewayClient(self.session, url, None, keep_frames=FRAMES_KEPT)
+                seat = Seat(self, i, client)
+                self.seats.append(seat)
+                await self._open(seat)
+            code = await self._create()
             while True:
-                await self._seat_others(code)
+                try:
+                    await self._seat_others(code)
+                except GhostSeatError:
+                    self.results.seating_retries += 1
+                    code = await self._new_seating()
+                    continue
                 await self._start()
                 await self._play_game()
                 if self.stopping or not plan.rematch:
@@ -420,11 +625,103 @@ class Table:
                 with contextlib.suppress(Exception):
                     await seat.client.close()
 
+    # Seating through losses and ``unavailable`` -------------------------------------------
+    #
+    # An ``unavailable`` answer changed nothing: the same request is sent again after the
+    # seat's backoff. A connection lost before the answer: ``start`` is asked again unless
+    # the resumed table says it started (a second start would only be refused); ``create``,
+    # ``join`` and ``rematch`` have no id dedup in the protocol, so the seat tells by its
+    # token: if the ``seated`` answer came, the resume carries on; if not, a lost ``create``
+    # or ``rematch`` is replaced by a new ``create`` (a table made and never answered is
+    # left to the lobby's expiry), and a lost ``join`` asks the lobby (``lookup``) how many
+    # are seated: one more than before means the join was applied to a seat nobody can
+    # play (no token), and the table's seating starts again at a new table (GhostSeatError).
+
+    async def _retry_unavailable(self, seat: Seat, attempt: int, what: str) -> None:
+        self.results.unavailable_retries += 1
+        if attempt * 15 > self.plan.give_up_after:
+            raise UnexpectedError(f"{seat.name}: {what} still unavailable")
+        await asyncio.sleep(seat.backoff.delay(attempt))
+
+    async def _open(self, seat: Seat) -> None:
+        try:
+            await seat.client.open()
+        except (OSError, aiohttp.ClientError, TimeoutError):
+            seat.lost_at = seat.lost_at or time.perf_counter()
+            with contextlib.suppress(Exception):
+                await seat.client.drop()  # a socket opened but never welcomed
+            await seat.recover()
+
+    async def _create(self) -> str:
+        self.stage = "create"
+        host = self.seats[0]
+        before = host.client.token
+        t0 = time.perf_counter()
+        for attempt in itertools.count():
+            try:
+                await host.client.create(host.name, game=self.game)
+                break
+            except ServerError as e:
+                if e.code != "unavailable":
+                    raise
+                await self._retry_unavailable(host, attempt, "create")
+            except ConnectionError:
+                await host.recover()
+                if host.client.token != before:
+                    break  # seated before the loss: the resume brought its table
+                self.results.seating_retries += 1
+        self.results.seating_ms["create"].append((time.perf_counter() - t0) * 1000)
+        return str(host.client.table["code"])
+
+    async def _join(self, seat: Seat, code: str) -> None:
+        before = seat.client.token
+        for attempt in itertools.count():
+            try:
+                await seat.client.join(code, seat.name)
+                return
+            except ServerError as e:
+                if e.code != "unavailable":
+                    raise
+                await self._retry_unavailable(seat, attempt, "join")
+            except ConnectionError:
+                await seat.recover()
+                if seat.client.token != before:
+                    return
+                invitation = await self._lookup(seat, code)
+                if int(invitation["seated"]) > seat.index:
+                    raise GhostSeatError(seat.name) from None
+                self.results.seating_retries += 1
+
+    async def _lookup(self, seat: Seat, code: str) -> Frame:
+        for attempt in itertools.count():
+            try:
+                return await seat.client.lookup(code)
+            except ServerError as e:
+                if e.code != "unavailable":
+                    raise
+                await self._retry_unavailable(seat, attempt, "lookup")
+            except ConnectionError:
+                await seat.recover()
+        raise AssertionError("unreachable")
+
+    async def _new_seating(self) -> str:
+        """Every seat on a new connection without a seat, and a new table (see above)."""
+        self.stage = "new seating"
+        for seat in self.seats:
+            seat.deliberate = True
+            try:
+                await seat.client.drop()
+            finally:
+                seat.deliberate = False
+            seat.client.token = None
+            await self._open(seat)
+        return await self._create()
+
     async def _seat_others(self, code: str) -> None:
         self.stage = "join"
         for seat in self.seats[1:]:
             t0 = time.perf_counter()
-            await seat.client.join(code, seat.name)
+            await self._join(seat, code)
             self.results.seating_ms["join"].append((time.perf_counter() - t0) * 1000)
         host = self.seats[0]
         await host.until(
@@ -433,8 +730,26 @@ class Table:
 
     async def _start(self) -> None:
         self.stage = "start"
+        self.game_number += 1
         t0 = time.perf_counter()
-        await self.seats[0].client.start()
+        host = self.seats[0]
+        asked = False
+        for attempt in itertools.count():
+            try:
+                await host.client.start()
+                break
+            except ServerError as e:
+                if e.code == "game_started" and asked:
+                    break  # the first start was applied before the loss
+                if e.code != "unavailable":
+                    raise
+                await self._retry_unavailable(host, attempt, "start")
+            except ConnectionError:
+                await host.recover()
+                if host.client.table.get("state") == "started":
+                    break
+                asked = True
+        await host.until(lambda: bool(host.client.view), 30, "snapshot")
         for seat in self.seats[1:]:
             await seat.until(lambda s=seat: bool(s.client.view), 30, "snapshot")  # type: ignore[misc]
         self.results.seating_ms["start"].append((time.perf_counter() - t0) * 1000)
@@ -446,7 +761,26 @@ class Table:
         for seat in self.seats:
             seat.rematch_code = None
         t0 = time.perf_counter()
-        seated = await host.client.rematch()
+        before = host.client.token
+        for attempt in itertools.count():
+            try:
+                seated = await host.client.rematch()
+                break
+            except ServerError as e:
+                if e.code != "unavailable":
+                    raise
+                await self._retry_unavailable(host, attempt, "rematch")
+            except ConnectionError:
+                await host.recover()
+                if host.client.token == before:
+                    # No ``seated``: whether the rematch table exists or not, the host has no
+                    # token for it. A new table, which the others join by its code instead.
+                    self.results.seating_retries += 1
+                    return await self._create()
+                seated = {"table_id": "", "code": ""}
+                break
+        if not seated["table_id"]:  # seated, then lost: the resume brought the new table
+            seated = {"table_id": host.client.table["table_id"], "code": host.client.table["code"]}
         await host.until(
             lambda: host.client.table.get("table_id") == seated["table_id"], 30, "table"
         )
@@ -583,7 +917,7 @@ class Table:
             views_before = seat.views
             started = time.perf_counter()
             try:
-                await client.request({"type": "act", "action": wrong})
+                await self._send_act(seat, wrong)
                 raise UnexpectedError(f"{seat.name}: a misspelt move was accepted: {wrong}")
             except ServerError as e:
                 if e.frame["type"] != "refused" or e.code != "unknown_words":
@@ -601,29 +935,66 @@ class Table:
         self.pending = {s: v for s, v in self.pending.items() if s >= client.seq}
         self.pending[expected] = (started, 0)
         try:
-            ack = await client.request({"type": "act", "action": action})
+            ack, resent = await self._send_act(seat, action)
         except ServerError as e:
             self.pending.pop(expected, None)
+            if seat.resending and e.frame.get("reason") in ("not_your_turn", "game_over"):
+                return  # not applied before the loss, and the table's clock moved on since
             raise UnexpectedError(f"{seat.name}: {kind} refused: {e.frame}") from None
         await seat.until(lambda: seat.view_seq >= ack["seq"], 30, "own view")
+        seat.check_acks()
         elapsed = (time.perf_counter() - started) * 1000
         if ack["seq"] != expected:
             self.pending.pop(expected, None)
         label = kind if self.game == "lexio" else f"{self.game}:{kind}"
         self.results.actions[label] += 1
-        if self._measured(started):
+        if self._measured(started) and not resent:  # a resent act's time is a reconnection's
             self.results.latency_ms[label].append(elapsed)
             self.results.actions_in_window += 1
+
+    async def _send_act(self, seat: Seat, action: dict[str, Any]) -> tuple[Frame, bool]:
+        """(the ``ack``, whether it was sent more than once). A loss before the answer: the
+        seat recovers and sends the act again with its id (applied once, whichever replica);
+        ``unavailable``: again after the backoff. A refusal raises ServerError."""
+        action_id = seat.next_act_id()
+        frame = {"type": "act", "action": action, "id": action_id}
+        seat.resending = False
+        for attempt in itertools.count():
+            try:
+                ack = await seat.client.request(frame)
+                break
+            except ConnectionLostError:
+                await seat.recover()
+                self.results.resent_acts += 1
+                seat.resending = True
+            except ServerError as e:
+                if e.code != "unavailable":
+                    raise
+                await self._retry_unavailable(seat, attempt, "act")
+        seat.acked(action_id, ack["seq"])
+        return ack, seat.resending
 
     async def _reconnect(self, seat: Seat) -> None:
         """Drop the connection (no goodbye), come back within a second, resume by token."""
         client = seat.client
         self.pending.clear()  # a seat away would see those views late: no fan-out sample
         self.stage = f"{seat.name} reconnect after seq {client.seq}"
-        await client.drop()
+        seat.deliberate = True
+        try:
+            await client.drop()
+        finally:
+            seat.deliberate = False
         await asyncio.sleep(self.rng.uniform(0.05, 1.0))
         started = time.perf_counter()
-        await client.open()
+        try:
+            await client.open()
+        except (ServerError, OSError, aiohttp.ClientError, TimeoutError):
+            # Its replica died meanwhile, or the store is away: a loss like any other.
+            seat.lost_at = started
+            with contextlib.suppress(Exception):
+                await client.drop()
+            await seat.recover()
+            return
         self.results.reconnects += 1
         if self._measured(started):
             self.results.reconnect_ms.append((time.perf_counter() - started) * 1000)
