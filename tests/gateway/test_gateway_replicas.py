@@ -310,3 +310,31 @@ def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
     finally:
         for lobby in lobbies:
             loop_thread.run(lobby.stop(0))
+
+
+@ON_REDIS
+def test_a_rematch_is_offered_once_to_every_seat_whatever_its_replica(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """The host opens the rematch on one replica; the seat on the other gets the `rematch`
+    frame too (found by the production topology's load run: it got only the table frame)."""
+    first, second = gateway_factory(seed=10), gateway_factory(seed=10)
+
+    async def scenario() -> None:
+        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
+            await play_to_the_end([ana, bruno], bot(10))
+            seated = await ana.rematch()
+            offer = await bruno.wait_for(lambda f: f["type"] == "rematch", timeout=10, since=0)
+            assert offer == {
+                "type": "rematch",
+                "code": seated["code"],
+                "table_id": seated["table_id"],
+                "host": "Ana",
+            }
+            await asyncio.sleep(0.5)  # a second offer would have come by now
+            assert [f for f in bruno.frames if f["type"] == "rematch"] == [offer]
+            assert [f for f in ana.frames if f["type"] == "rematch"] == []
+            joined = await bruno.join(str(offer["code"]), "Bruno")
+            assert joined["table_id"] == seated["table_id"]
+
+    loop_thread.run(scenario(), timeout=120)

@@ -527,12 +527,7 @@ class TableHub:
                 except (VersionConflictError, StoreUnavailableError):
                     raise ProtocolError("unavailable", id=action_id) from None
                 host_seat = (lobby_table, code, player_id)
-        offer = {
-            "type": "rematch",
-            "code": room.record.rematch_code,
-            "table_id": room.record.rematch_table_id,
-            "host": seat.name,
-        }
+        offer = room.rematch_offer()
         for player_id, peer in list(room.connections.items()):
             if player_id != seat.player_id or host_seat is None:
                 await peer.send(offer)

@@ -80,6 +80,9 @@ class TableRoom:
         self.delivery = Delivery(services, record.table_id)
         self.clock = RoomClock(services, self._expire)
         self._catching_up: asyncio.Task[None] | None = None
+        self._rematch_offered: str | None = None
+        """The rematch code this replica's sockets were offered: the host's replica offers it
+        as it opens it (TableHub.rematch), every other replica when the commit's notice comes."""
 
     @property
     def adapter(self) -> GameAdapter:
@@ -332,6 +335,7 @@ class TableRoom:
                 await self.catch_up_behind()  # a commit: the engine may well be back
             if notice.get("table"):  # the table itself changed (a rematch was opened)
                 await self.broadcast_table()
+                await self._offer_rematch_here()
             self.schedule_clock()
 
     async def resync(self) -> None:
@@ -467,6 +471,30 @@ class TableRoom:
             rematch_table_id=table_id,
         )
         await self._commit(after, table_changed=True)
+        self._rematch_offered = code
+
+    def rematch_offer(self) -> dict[str, Any]:
+        """The ``rematch`` frame of the table the host opened (docs/protocol.md)."""
+        return {
+            "type": "rematch",
+            "code": self.record.rematch_code,
+            "table_id": self.record.rematch_table_id,
+            "host": self.record.players[0].name,
+        }
+
+    async def _offer_rematch_here(self) -> None:
+        """Offer another replica's new rematch to this replica's seats, once: the host's
+        replica cannot reach them, and a seat waits for this frame (the table frame's
+        ``rematch`` field says it too, but only a client that looks)."""
+        code = self.record.rematch_code
+        if not code or code == self._rematch_offered:
+            return
+        self._rematch_offered = code
+        host = self.record.players[0].player_id
+        offer = self.rematch_offer()
+        for player_id, conn in list(self.connections.items()):
+            if player_id != host:
+                await conn.send(offer)
 
     # The clock ----------------------------------------------------------------------------
 
