@@ -59,6 +59,7 @@ from typing import Any
 
 import aiohttp
 from benchlib import machine
+from load_faults import Fault, FaultRunner
 from load_floor import PACED_LABEL, print_floors
 from load_floor import measure as measure_floors
 from load_players import Plan, Policy, build_book, load_bot, run_tables
@@ -442,6 +443,7 @@ def _drive(
         assert process.pid is not None
         pids[f"generator{i}"] = process.pid
     watch = ProcWatch(pids)
+    faults = FaultRunner(args.fault, stack, measure_from) if args.fault else None
     scrapes: dict[str, dict[str, Scrape]] = {}
     profile: subprocess.Popen[bytes] | None = None
     profile_path = directory / f"profile-{args.profile}.txt"
@@ -459,6 +461,12 @@ def _drive(
                 # With replicas, the first of the role (gateway-a, lobby-a).
                 profiled = pids.get(args.profile) or pids[stack.names(args.profile)[0]]
                 profile = start_profile(profiled, seconds, profile_path, args.profile_rate)
+        if faults is not None:
+            faults.tick(now)
+            # A service started again is a new process: watched under a name of its own.
+            for name, pid in stack.pids().items():
+                if watch.pids.get(name, pid) != pid:
+                    watch.pids[f"{name} (restarted)"] = pid
         if "after" not in scrapes and now >= stop_at:
             scrapes["after"] = scrape_all(stack)
         if now - last_print >= args.print_every:
@@ -480,6 +488,8 @@ def _drive(
         marks = [
             m for m, key in ((measure_from, "before"), (stop_at, "after")) if key not in scrapes
         ]
+        due = faults.next_due() if faults is not None else None
+        marks += [due] if due is not None else []
         wait = min([args.sample_every, *(m - time.monotonic() for m in marks)])
         ready = multiprocessing.connection.wait([pipes[i] for i in pending], timeout=max(0.0, wait))
         for index in [i for i in pending if pipes[i] in ready]:
@@ -506,11 +516,32 @@ def _drive(
     out["processes_whole_run"] = watch.window(start_at, time.monotonic())
     out["rss_series"] = rss_series
     out["alive_at_end"] = stack.alive()
+    if faults is not None:
+        out["faults"] = fault_report(faults, merged, start_at)
     if profile is not None:
         profile.wait(timeout=args.profile_seconds + 60)
         if profile_path.exists():
             out["profile"] = profile_top(profile_path)
             out["profile"]["file"] = [(str(profile_path), 0.0)]
+    return out
+
+
+def fault_report(
+    faults: FaultRunner, clients: dict[str, Any], origin: float
+) -> list[dict[str, Any]]:
+    """Each fault with what the players saw from its kill to the next fault's: their lost
+    connections and the time to resume (loss seen → resumed and caught up)."""
+    out = faults.report(origin)
+    losses = list(
+        zip(clients.get("loss_at", []), clients.get("loss_reconnect_ms", []), strict=True)
+    )
+    for index, entry in enumerate(out):
+        span = faults.window_of(index, origin)
+        if span is None:
+            continue
+        inside = [ms for at, ms in losses if span[0] <= at - origin < span[1]]
+        entry["connection_losses"] = len(inside)
+        entry["reconnect_ms"] = summary(inside) if inside else {}
     return out
 
 
@@ -553,6 +584,16 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
         f"games: started {started}, completed {completed} {clients.get('games_by_game', {})}, "
         f"abandoned {clients.get('games_abandoned', 0)}, endings {clients.get('end_causes', {})}"
     )
+    print(
+        f"lost connections: {clients.get('connection_losses', 0)}, resumed in "
+        f"{_fmt(summary(clients.get('loss_reconnect_ms', [])))}; acts resent "
+        f"{clients.get('resent_acts', 0)}; "
+        f"'unavailable' retried {clients.get('unavailable_retries', 0)}; "
+        f"seating retried {clients.get('seating_retries', 0)}; must be 0: acked moves lost "
+        f"{clients.get('acked_lost', 0)}, applied twice {clients.get('applied_twice', 0)}, "
+        f"seqs or clock passes doubled {clients.get('duplicate_seqs', 0)}"
+    )
+    print_faults(report.get("faults", []))
     errors = clients.get("error_count", 0)
     print(f"ERRORS: {errors}")
     for line in clients.get("errors", [])[:10]:
@@ -650,6 +691,25 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
     if args.finish != "none":
         clean = clean and completed == started and started > 0
     return clean
+
+
+def print_faults(faults: list[dict[str, Any]]) -> None:
+    for fault in faults:
+        back = fault["restart_seconds"]
+        print(
+            f"fault {fault['target']} killed (-9) at t={fault['killed_at'] or 0:.0f} s"
+            + (f", back after {back:.1f} s of starting" if back is not None else ", not restarted")
+            + (f" — FAILED: {fault['error']}" if fault.get("error") else "")
+        )
+        print(
+            f"  seats that lost their connection: {fault.get('connection_losses', 0)}; "
+            f"loss → resumed: {_fmt(fault.get('reconnect_ms') or summary([]))}"
+        )
+        for name, row in fault["survivors_minute_after"].items():
+            print(
+                f"  {name} in the minute after: turn p50 {row['p50']:.2f} ms, "
+                f"p99 {row['p99']:.2f} ms (n={row['turns']:,.0f})"
+            )
 
 
 def print_replicas(report: dict[str, Any]) -> None:
@@ -753,6 +813,15 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-dir", help="keep logs and databases here")
     parser.add_argument("--json", help="write the whole report here")
     parser.add_argument("--check", action="store_true", help="exit 1 unless the run was clean")
+    parser.add_argument(
+        "--fault",
+        type=Fault.parse,
+        action="append",
+        default=[],
+        metavar="TARGET@S[+BACK]",
+        help="kill -9 TARGET (gateway-b, lobby-a, redis…) S seconds into the measured window, "
+        "started again BACK seconds later (Redis: at once); repeatable (bench/load_faults.py)",
+    )
 
 
 def _defaults(args: argparse.Namespace) -> None:
