@@ -30,6 +30,7 @@ none applied twice, no seq seen with two different entries, no turn logged twice
 
 from __future__ import annotations
 
+import array
 import asyncio
 import contextlib
 import copy
@@ -336,12 +337,14 @@ class Seat:
         """Each seat its own draws: the seats of a dead replica do not retry in step."""
         self.deliberate = False
         """In its own drop-and-resume (``Table._reconnect``): that close is no loss."""
+        self.background: asyncio.Task[None] | None = None
+        """The recovery started when the connection was lost."""
         self.lost_at: float | None = None
         self._recovering = asyncio.Lock()
         self._acts = itertools.count(1)
         self.acks: dict[str, int] = {}
         """This game's acknowledged act ids and their seq."""
-        self.digests: list[int] = []
+        self.digests = array.array("q")
         """A digest of each entry of this game's log, by seq - 1 (the client keeps only its
         last frames and entries)."""
         self.actors = bytearray()
@@ -361,9 +364,19 @@ class Seat:
         client.on_close = self._on_close
 
     def _on_close(self) -> None:
-        if not self.deliberate and self.lost_at is None:
-            self.lost_at = time.perf_counter()
+        if not self.deliberate and not self.table.closing:
+            if self.lost_at is None:
+                self.lost_at = time.perf_counter()
+            # A browser reconnects at once, whatever its player is doing; a seat whose table
+            # is busy elsewhere (seating another seat) would otherwise wait to be needed.
+            if self.background is None or self.background.done():
+                self.background = asyncio.create_task(self._recover_in_background())
         self.changed.set()
+
+    async def _recover_in_background(self) -> None:
+        # A failure is said by the next wait of this seat, which tries again and raises.
+        with contextlib.suppress(UnexpectedError):
+            await self.recover()
 
     def _on_frame(self, frame: Frame) -> None:
         kind = frame["type"]
@@ -391,7 +404,8 @@ class Seat:
         elif kind == "seated":
             self.view_seq = -1
             self.entries = 0
-            self.acks, self.digests, self.actors, self.last_turn = {}, [], bytearray(), None
+            self.acks, self.actors, self.last_turn = {}, bytearray(), None
+            self.digests = array.array("q")
         elif kind == "event":
             entry = frame.get("entry") or {}
             if "number" in entry:
@@ -552,6 +566,8 @@ class Table:
         self.flagged: set[tuple[str, int, int]] = set()
         """(what, game, seq) already counted: each seat sees the same log."""
         self.game_number = 0
+        self.closing = False
+        """The table is over: its seats' closes are no losses."""
 
     def flag(self, what: str, seq: int) -> None:
         """Count a broken guarantee once for the table, whichever seats saw it."""
@@ -621,7 +637,10 @@ class Table:
         ) as e:
             self.results.error(f"T{self.number} ({self.stage}): {type(e).__name__}: {e}")
         finally:
+            self.closing = True
             for seat in self.seats:
+                if seat.background is not None:
+                    seat.background.cancel()
                 with contextlib.suppress(Exception):
                     await seat.client.close()
 
@@ -920,6 +939,8 @@ class Table:
                 await self._send_act(seat, wrong)
                 raise UnexpectedError(f"{seat.name}: a misspelt move was accepted: {wrong}")
             except ServerError as e:
+                if seat.resending and e.frame.get("reason") in ("not_your_turn", "game_over"):
+                    return  # not applied before the loss, and the table's clock moved on since
                 if e.frame["type"] != "refused" or e.code != "unknown_words":
                     raise UnexpectedError(f"{seat.name}: wrong refusal {e.frame}") from None
                 self.results.refusals[e.code] += 1
@@ -982,19 +1003,19 @@ class Table:
         seat.deliberate = True
         try:
             await client.drop()
-        finally:
-            seat.deliberate = False
-        await asyncio.sleep(self.rng.uniform(0.05, 1.0))
-        started = time.perf_counter()
-        try:
+            await asyncio.sleep(self.rng.uniform(0.05, 1.0))
+            started = time.perf_counter()
             await client.open()
         except (ServerError, OSError, aiohttp.ClientError, TimeoutError):
             # Its replica died meanwhile, or the store is away: a loss like any other.
-            seat.lost_at = started
+            seat.lost_at = time.perf_counter()
+            seat.deliberate = False
             with contextlib.suppress(Exception):
                 await client.drop()
             await seat.recover()
             return
+        finally:
+            seat.deliberate = False
         self.results.reconnects += 1
         if self._measured(started):
             self.results.reconnect_ms.append((time.perf_counter() - started) * 1000)
