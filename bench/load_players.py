@@ -236,6 +236,8 @@ class Results:
     loss_reconnect_ms: list[float] = field(default_factory=list)
     """From the moment a loss was seen to the seat resumed and caught up (all of them, not
     only the measuring window's: losses are the subject of the runs that cause them)."""
+    loss_at: list[float] = field(default_factory=list)
+    """When each of those losses was seen (time.monotonic(), as loss_reconnect_ms's order)."""
     resent_acts: int = 0
     """Acts sent again with their id after a loss (their answer had not come)."""
     acked_lost: int = 0
@@ -284,6 +286,7 @@ class Results:
             "cpu_seconds": self.cpu_seconds,
             "connection_losses": self.connection_losses,
             "loss_reconnect_ms": self.loss_reconnect_ms,
+            "loss_at": self.loss_at,
             "resent_acts": self.resent_acts,
             "acked_lost": self.acked_lost,
             "applied_twice": self.applied_twice,
@@ -496,7 +499,10 @@ class Seat:
                     f"{self.name}: not resumed after a lost connection: {type(e).__name__}: {e}"
                 ) from None
             results.connection_losses += 1
-            results.loss_reconnect_ms.append((time.perf_counter() - lost_at) * 1000)
+            took = time.perf_counter() - lost_at
+            results.loss_reconnect_ms.append(took * 1000)
+            # On time.monotonic(), the harness's clock: load.py gives each loss to its fault.
+            results.loss_at.append(time.monotonic() - took)
             self.lost_at = None
             self.check_acks()
 

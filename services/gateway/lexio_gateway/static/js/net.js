@@ -2,7 +2,7 @@
 // The WebSocket to the gateway (docs/protocol.md): hello on every (re)connection, reconnect
 // with backoff, a liveness ping, and request ids.
 
-const BACKOFF = [0.5, 1, 2, 4, 8, 15]; // seconds, then 15 s forever (with jitter)
+const BACKOFF = [0.5, 1, 2, 4, 8, 15]; // seconds, then 15 s forever (full jitter below)
 const PING_EVERY = 15_000;
 const PONG_WITHIN = 10_000;
 const CLOSE_REPLACED = 4001;
@@ -161,7 +161,10 @@ export class Net {
       return;
     }
     const base = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
-    const delay = base * (0.8 + Math.random() * 0.4) * 1000;
+    // Full jitter (anywhere from 0 to the step): when a gateway replica dies, all its players
+    // lose it in the same instant, and their first tries must not all land together on the
+    // replicas left (lexio_client's Backoff draws the same way).
+    const delay = Math.random() * base * 1000;
     this.attempt += 1;
     this._setStatus("lost", { retryIn: delay });
     this.retryTimer = setTimeout(() => this.connect(), delay);
