@@ -130,4 +130,7 @@ class Delivery:
                         await peer.send_encoded(event.frame, "event")
                 await peer.send({"type": "view", "seq": seq, "view": view})
                 peer.seq = seq
-        self.recent.extend(new)
+        # In order only: a replica tells its own commit as it is made, so an earlier commit of
+        # another replica may come after it (its events then come from the store if needed).
+        last = self.recent[-1].seq if self.recent else -1
+        self.recent.extend(e for e in new if e.seq > last)

@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import logging
 import secrets
+from collections import deque
 from typing import Any, Final
 
 from lexio_gateway.bus import Notice
@@ -55,6 +56,9 @@ CLOSE_REPLACED: Final = 4001
 CLOSE_SERVICE_RESTART: Final = 1012
 CAS_ATTEMPTS: Final = 5
 CATCH_UP_RETRY_SECONDS: Final = (0.25, 0.5, 1.0, 2.0)
+OWN_COMMITS_KEPT: Final = 64
+"""How many of its own commits a room remembers having told (their notices come back through
+the bus within milliseconds; an older one is told again, harmlessly: delivery is by seq)."""
 """The waits between tries to catch up a connection that the engine or the store could not
 serve, the last repeated: the seat gets its view within ~2 s of the service coming back (at
 once if a commit of the table shows it is back)."""
@@ -80,6 +84,9 @@ class TableRoom:
         self.delivery = Delivery(services, record.table_id)
         self.clock = RoomClock(services, self._expire)
         self._catching_up: asyncio.Task[None] | None = None
+        self._told_here: deque[int] = deque(maxlen=OWN_COMMITS_KEPT)
+        """Versions of this replica's own commits, told to its sockets as they were made: their
+        notices, when they come back through the bus, have nothing more to say here."""
         self._rematch_offered: str | None = None
         """The rematch code this replica's sockets were offered: the host's replica offers it
         as it opens it (TableHub.rematch), every other replica when the commit's notice comes."""
@@ -288,10 +295,12 @@ class TableRoom:
         reply: ActionReply | None = None,
         started: bool = False,
         table_changed: bool = False,
+        answer: Connection | None = None,
     ) -> None:
         """The one way a table changes: store ``after`` (version + 1) with the step's events and
-        the action's reply, publish its notice, then hold it. VersionConflictError: another
-        replica got there first; StoreUnavailableError: nothing was written."""
+        the action's reply, publish its notice, hold it, send ``answer`` the action's reply,
+        then tell this replica's sockets. VersionConflictError: another replica got there
+        first; StoreUnavailableError: nothing was written."""
         before = self.record
         entries = step.events if step is not None else []
         first = before.seq + 1
@@ -322,21 +331,35 @@ class TableRoom:
             )
             # The commit left the table's closing in the lobby to do (TableHub.close_in_lobby).
             self._services.lifecycle.game_ended.set()
+        if answer is not None and reply is not None:
+            await answer.send(reply.reply)  # the ack (or refusal) before the event it caused
+        try:
+            await self._tell_here(notice)
+        except Exception:
+            # Committed all the same: the notice's own return through the bus tells them.
+            log.exception("delivery of a commit failed", extra={"table_id": self.table_id})
+        else:
+            self._told_here.append(after.version)
+
+    async def _tell_here(self, notice: Notice) -> None:
+        """Tell this replica's sockets of a commit of this table (under the lock)."""
+        await self.delivery.deliver(notice, self.record.players, self.connections, self.table_frame)
+        if any(c.behind for c in self.connections.values()):
+            await self.catch_up_behind()  # a commit: the engine may well be back
+        if notice.get("table"):  # the table itself changed (a rematch was opened)
+            await self.broadcast_table()
+        self.schedule_clock()
 
     async def on_notice(self, notice: Notice) -> None:
-        """A commit of this table (here or on another replica): tell this replica's sockets."""
+        """A commit of this table from the bus: another replica's, or this one's come back."""
+        if notice["version"] in self._told_here:
+            return  # this replica's own commit, told as it was made
         async with self.lock:
             if notice["version"] > self.record.version:
                 await self.refresh()
-            await self.delivery.deliver(
-                notice, self.record.players, self.connections, self.table_frame
-            )
-            if any(c.behind for c in self.connections.values()):
-                await self.catch_up_behind()  # a commit: the engine may well be back
-            if notice.get("table"):  # the table itself changed (a rematch was opened)
-                await self.broadcast_table()
+            await self._tell_here(notice)
+            if notice.get("table"):
                 await self._offer_rematch_here()
-            self.schedule_clock()
 
     async def resync(self) -> None:
         """After a break in the bus: catch this replica's sockets up from the store."""
@@ -434,15 +457,19 @@ class TableRoom:
         after = self._after_step(step)
         if step.accepted:
             reply = {"type": "ack", "id": action_id, "seq": after.seq}
-            await self._commit(after, step=step, reply=ActionReply(player_id, action_id, reply))
-            await conn.send(reply)
+            await self._commit(
+                after, step=step, reply=ActionReply(player_id, action_id, reply), answer=conn
+            )
             return "accepted"
         assert step.refusal is not None
         refused = {"type": "refused", "id": action_id, **step.refusal}
         if step.state_changed:
-            await self._commit(after, step=step, reply=ActionReply(player_id, action_id, refused))
+            await self._commit(
+                after, step=step, reply=ActionReply(player_id, action_id, refused), answer=conn
+            )
+        else:
+            await conn.send(refused)
         REFUSALS.labels(game=self.record.game, reason=step.refusal["reason"]).inc()
-        await conn.send(refused)
         if step.state_changed and not step.events:
             await conn.send({"type": "view", "seq": self.record.seq, "view": step.views[seat]})
         return "refused"
