@@ -17,7 +17,7 @@ STAMP_LISTS := $(LEXICON_BUILT)/.stamp
 LEXICON_BUILDER := $(LEXICON_DATA)/ar.aff $(LEXICON_DATA)/ar.dic \
 	$(addprefix services/lexicon/lexio_lexicon/,arabic_list.py expand.py hunspell.py normalise.py cache.py build_lists.py)
 
-.PHONY: setup test test-slow lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 load-prod soak \
+.PHONY: setup test test-slow lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 load-prod load-3000 load-kill soak \
 	images images-push image-tools lock monitoring-operator
 
 setup: $(STAMP_INSTALL) $(STAMP_LISTS)
@@ -177,6 +177,19 @@ load-750: setup
 # per-replica CPU, turn latency and bus notice delay in the report.
 load-prod: setup
 	$(LOAD_RUN) --topology prod --tables 2000 --json var/load-prod.json
+
+# Issue 27's one-process target: 3,000 tables on SQLite.
+load-3000: setup
+	$(LOAD_RUN) --tables 3000 --json var/load-3000.json
+
+# Faults under load on production's topology (issue 27): at 2,000 tables, kill -9 a gateway
+# replica (started again 30 s later, as Kubernetes would), then a lobby replica, then Redis
+# (started again at once on its AOF); each fault's reconnections and the survivors' minute
+# after in the report. Its short version is tests/load/test_load_replica_kill.py (make test-slow).
+load-kill: setup
+	$(BIN)/python bench/load.py run --think 10 --ramp 300 --warmup 120 --duration 300 --book 200 \
+		--uvloop-clients --topology prod --tables 2000 --fault gateway-b@30+30 --fault lobby-b@120+20 \
+		--fault redis@210 --check --json var/load-kill.json
 
 soak: setup
 	$(BIN)/python bench/load.py soak --minutes 30 --tables 1750 --think 10 --max-growth-mib 64 --json var/soak.json
