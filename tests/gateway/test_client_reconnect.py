@@ -17,8 +17,8 @@ from lexio_testing import (
     GatewayProcess,
     LoopThread,
     RedisServer,
-    environment_without_lexio,
     free_port,
+    replica_environment,
 )
 
 from lexio_client import Backoff, ConnectionLostError, GatewayClient
@@ -107,12 +107,8 @@ def test_reconnect_gives_up_with_the_last_failure(loop_thread: LoopThread) -> No
 def replica_env(
     engine_server: RunningEngine, lobby_server: RunningLobby, redis_server: RedisServer
 ) -> dict[str, str]:
-    return environment_without_lexio(
-        LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_server.port}",
-        LEXIO_LOBBY_ADDRESS=f"127.0.0.1:{lobby_server.port}",
-        LEXIO_REDIS_URL=redis_server.url,
-        LEXIO_TURN_SECONDS="30",
-        LEXIO_DISCONNECT_GRACE="30",
+    return replica_environment(
+        engine_server.port, lobby_server.port, redis_server.url, turn_seconds=30
     )
 
 

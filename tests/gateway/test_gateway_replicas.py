@@ -24,8 +24,8 @@ from lexio_testing import (
     GatewayProcess,
     LoopThread,
     RedisServer,
-    environment_without_lexio,
     free_port,
+    replica_environment,
     site_games,
 )
 
@@ -181,12 +181,8 @@ async def _reconnect(client: GatewayClient, url: str, timeout: float = 15.0) -> 
 def replica_env(
     engine_server: RunningEngine, lobby_server: RunningLobby, redis_server: RedisServer
 ) -> dict[str, str]:
-    return environment_without_lexio(
-        LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_server.port}",
-        LEXIO_LOBBY_ADDRESS=f"127.0.0.1:{lobby_server.port}",
-        LEXIO_REDIS_URL=redis_server.url,
-        LEXIO_TURN_SECONDS="5",
-        LEXIO_DISCONNECT_GRACE="30",
+    return replica_environment(
+        engine_server.port, lobby_server.port, redis_server.url, turn_seconds=5
     )
 
 

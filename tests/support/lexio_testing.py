@@ -170,6 +170,19 @@ def environment_without_lexio(**settings: str) -> dict[str, str]:
     return env
 
 
+def replica_environment(
+    engine_port: int, lobby_port: int, redis_url: str, *, turn_seconds: int
+) -> dict[str, str]:
+    """A gateway replica process's environment: the test's engine, lobby and Redis."""
+    return environment_without_lexio(
+        LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_port}",
+        LEXIO_LOBBY_ADDRESS=f"127.0.0.1:{lobby_port}",
+        LEXIO_REDIS_URL=redis_url,
+        LEXIO_TURN_SECONDS=str(turn_seconds),
+        LEXIO_DISCONNECT_GRACE="30",
+    )
+
+
 def site_games(engine_address: str, *, names: tuple[str, ...] = ("lexio",)) -> tuple[GameSpec, ...]:
     """The lobby's own registrations of the site's games (lexio_lobby/site_games.json, what
     it registers without LEXIO_LOBBY_GAMES), ready through the engine at ``engine_address``."""
