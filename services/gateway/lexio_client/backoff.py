@@ -4,12 +4,12 @@ The schedule is the web client's (static/js/net.js, ``BACKOFF``): 0.5, 1, 2, 4, 
 for every later try. The jitter is *full* jitter: try ``k`` waits a uniform draw in
 ``[0, schedule[k]]``. When a gateway replica dies, every seat it held sees the loss in the
 same instant; full jitter spreads their first tries over the whole first step (0–0.5 s) where
-equal jitter (``[base/2, base]``) would pack them into its second half and the web client's
-±20 % into 0.4–0.6 s. Equal jitter's one advantage, a floor under every wait, buys nothing
-here: a seat's next try goes to another replica (a load balancer's), which is up, so an
-early try is a useful one, and a store that is away answers ``unavailable`` cheaply. Full
-jitter's mean is half the schedule's, so a Python seat tries on average sooner than a browser
-does; its worst case is the browser's best but 20 %.
+equal jitter (``[base/2, base]``) would pack them into its second half (and the ±20 % the web
+client drew until issue 27 into 0.4–0.6 s; it now draws full jitter too). Equal jitter's one
+advantage, a floor under every wait, buys nothing here: a seat's next try goes to another
+replica (a load balancer's), which is up, so an early try is a useful one, and a store that
+is away answers ``unavailable`` cheaply. Even so, half a second is not enough for thousands of
+seats on one survivor (docs/benchmarks.md, "Faults under load").
 
 ``equal`` is kept for comparison (``Backoff(jitter="equal")``). The draws come from an
 injected :class:`random.Random`, so a seeded schedule is the same on every run.
