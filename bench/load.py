@@ -593,6 +593,8 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
         f"{clients.get('acked_lost', 0)}, applied twice {clients.get('applied_twice', 0)}, "
         f"seqs or clock passes doubled {clients.get('duplicate_seqs', 0)}"
     )
+    for line in clients.get("broken", []):
+        print(f"  BROKEN GUARANTEE: {line}")
     print_faults(report.get("faults", []))
     errors = clients.get("error_count", 0)
     print(f"ERRORS: {errors}")

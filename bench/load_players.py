@@ -251,6 +251,9 @@ class Results:
     duplicate_seqs: int = 0
     """A seq seen twice with different entries in a seat's log, or one turn passed twice by
     the table (R28/R29's clock, al-Mishqaq's result twice): must be 0."""
+    broken: list[str] = field(default_factory=list)
+    """Each broken guarantee above, said in full with the entries involved: never cut short
+    as the errors are (the 2,000-table replica-kill run lost its one duplicate_seqs there)."""
     seating_retries: int = 0
     """create/join/rematch answers lost with the connection and done again (see Table)."""
 
@@ -292,6 +295,7 @@ class Results:
             "applied_twice": self.applied_twice,
             "unavailable_retries": self.unavailable_retries,
             "duplicate_seqs": self.duplicate_seqs,
+            "broken": self.broken,
             "seating_retries": self.seating_retries,
         }
 
@@ -427,7 +431,7 @@ class Seat:
         known = len(self.digests)
         if seq <= known:
             if self.digests[seq - 1] != digest:
-                self.table.flag("duplicate_seqs", seq)
+                self.table.flag("duplicate_seqs", seq, f"{self.name} saw it again as {entry}")
             return
         if seq != known + 1:
             return  # a gap: the client ignores it too, a snapshot follows
@@ -441,7 +445,8 @@ class Seat:
                 # The same seat (or side) twice in a row: one act applied twice, or the table's
                 # clock passing one turn twice.
                 by_players = by_player and self.last_turn[1]
-                self.table.flag("applied_twice" if by_players else "duplicate_seqs", seq)
+                what = "applied_twice" if by_players else "duplicate_seqs"
+                self.table.flag(what, seq, f"{self.name}: seat {actor} again, {entry}")
             self.last_turn = (actor, by_player)
         elif kind == "result":
             if self.last_turn is not None and self.last_turn[0] == _ANYONE:
@@ -575,14 +580,16 @@ class Table:
         self.closing = False
         """The table is over: its seats' closes are no losses."""
 
-    def flag(self, what: str, seq: int) -> None:
+    def flag(self, what: str, seq: int, detail: str = "") -> None:
         """Count a broken guarantee once for the table, whichever seats saw it."""
         key = (what, self.game_number, seq)
         if key in self.flagged:
             return
         self.flagged.add(key)
         setattr(self.results, what, getattr(self.results, what) + 1)
-        self.results.error(f"T{self.number}: {what} at seq {seq} (game {self.game_number})")
+        said = f"T{self.number}: {what} at seq {seq} (game {self.game_number})"
+        self.results.error(said)
+        self.results.broken.append(f"{said}; {detail}" if detail else said)
 
     # Fan-out: from an act to the last seat's view of it ----------------------------------
 
