@@ -334,3 +334,52 @@ def test_a_rematch_is_offered_once_to_every_seat_whatever_its_replica(
             assert joined["table_id"] == seated["table_id"]
 
     loop_thread.run(scenario(), timeout=120)
+
+
+@ON_REDIS
+def test_the_newest_tab_of_a_seat_wins_across_replicas(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """Ana's seat is held on one replica; a tab of hers on the other takes it: the older tab is
+    told `replaced` and closed, through the bus's `taken` notice, and the new one plays."""
+    first, second = gateway_factory(seed=10), gateway_factory(seed=10)
+
+    async def scenario() -> None:
+        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
+            table_id = ana.table["table_id"]
+            async with GatewayClient.connect(second.url, token=ana.token) as second_tab:
+                await ana.wait_for(lambda f: f["type"] == "replaced", timeout=10, since=0)
+                await asyncio.wait_for(ana.closed.wait(), 5)
+                room = await first.hub.room(table_id)
+                assert room is not None and ana.player not in room.connections
+                assert second_tab.table["you"] == 0
+                await second_tab.wait_for(lambda f: f["type"] in ("snapshot", "view"), since=0)
+                await second_tab.pass_turn()
+                await bruno.wait_view(1)
+                assert [s["connected"] for s in bruno.table["seats"]] == [True, True]
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+@ON_REDIS
+def test_a_taken_notice_without_its_table_still_closes_the_older_tab(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """During a rolling update a replica of the earlier release says `taken` without the
+    table: the seat's tab here is found all the same (by a look at every connection)."""
+    first, second = gateway_factory(seed=10), gateway_factory(seed=10)
+
+    async def scenario() -> None:
+        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
+            earlier_release = {
+                "kind": "taken",
+                "player_id": ana.player,
+                "replica": "r-earlier",
+                "nonce": "a-tab-elsewhere",
+            }
+            await second.hub.bus.publish(earlier_release)
+            await ana.wait_for(lambda f: f["type"] == "replaced", timeout=10, since=0)
+            await asyncio.wait_for(ana.closed.wait(), 5)
+            assert not bruno.closed.is_set()
+
+    loop_thread.run(scenario(), timeout=60)

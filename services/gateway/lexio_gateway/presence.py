@@ -87,6 +87,7 @@ class Presence:
             await services.bus.publish(
                 {
                     "kind": "taken",
+                    "table_id": self._table_id,
                     "player_id": player_id,
                     "replica": services.replica,
                     "nonce": nonce,
