@@ -49,7 +49,7 @@ async def start_gateway(
     )
     await runner.setup()
     try:
-        site = web.TCPSite(runner, config.host, config.port)
+        site = web.TCPSite(runner, config.host, config.port, backlog=config.backlog)
         await site.start()
     except BaseException:
         await runner.cleanup()
