@@ -31,6 +31,7 @@ import urllib.request
 from pathlib import Path
 
 import aiohttp
+import uvloop
 from benchlib import machine
 from load import profile_top, start_profile
 from load_services import Stack
@@ -46,7 +47,9 @@ def _percentile(values: list[float], point: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * point / 100))] if ordered else 0.0
 
 
-async def _seat_table(session: aiohttp.ClientSession, urls: list[str], n: int) -> list[GatewayClient]:
+async def _seat_table(
+    session: aiohttp.ClientSession, urls: list[str], n: int
+) -> list[GatewayClient]:
     clients = [
         GatewayClient(session, urls[(n + i) % len(urls)], None, keep_frames=16)
         for i in range(SEATS)
@@ -199,13 +202,7 @@ def main() -> None:
         stack = Stack(Path(tmp), topology="prod", pythonpath=args.service_pythonpath)
         stack.start()
         try:
-            try:
-                import uvloop
-
-                runner = uvloop.run
-            except ImportError:
-                runner = asyncio.run
-            result = runner(_run(args, stack))
+            result = uvloop.run(_run(args, stack))
         finally:
             stack.stop()
             errors = stack.log_errors()

@@ -178,6 +178,7 @@ def _services(
             settings=TableSettings(
                 replay_events=config.replay_events,
                 events_in_memory=config.events_in_memory,
+                resumes_in_flight=config.resumes_in_flight,
             ),
             clock=clock,
             **({"seeds": seeds} if seeds else {}),

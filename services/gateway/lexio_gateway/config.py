@@ -86,6 +86,8 @@ class GatewayConfig:
     frame_burst: float = 40.0
     replay_events: int = 256
     events_in_memory: int = 32
+    resumes_in_flight: int = 16
+    """Seats resumed at once (a dead replica's all come back together: admission.py)."""
     shutdown_grace: float = 5.0
     redis_url: str = ""
     """Several replicas: the shared store and bus (empty: SQLite, one process)."""
@@ -130,6 +132,9 @@ class GatewayConfig:
             replay_events=env_int("LEXIO_GATEWAY_REPLAY_EVENTS", cls.replay_events, minimum=0),
             events_in_memory=env_int(
                 "LEXIO_GATEWAY_EVENTS_IN_MEMORY", cls.events_in_memory, minimum=0
+            ),
+            resumes_in_flight=env_int(
+                "LEXIO_GATEWAY_RESUMES_IN_FLIGHT", cls.resumes_in_flight, minimum=1
             ),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
             redis_url=env_str("LEXIO_REDIS_URL", ""),

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Final
 
 from lexio_common.supervise import being_cancelled
+from lexio_gateway.admission import ResumeAdmission
 from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
 from lexio_gateway.games import GameAdapter, GameUnavailableError, OptionValue
@@ -87,6 +88,7 @@ class TableHub:
         self._games_at = float("-inf")
         self._lobby_close_tries: dict[str, int] = {}
         self._lobby_away = False
+        self._admission = ResumeAdmission(settings.resumes_in_flight)
 
     # The collaborators, by name (what tests and the app read).
     @property
@@ -468,6 +470,10 @@ class TableHub:
         log.info("seated", extra={"table_id": room.table_id, "seat": room.seat_of(player_id)})
 
     async def resume(self, conn: Connection, token: str, last_seq: int | None) -> None:
+        async with self._admission.slot():
+            await self._resume(conn, token, last_seq)
+
+    async def _resume(self, conn: Connection, token: str, last_seq: int | None) -> None:
         digest = token_hash(token)
         seat = await self.store.find_token(digest)
         if seat is None:

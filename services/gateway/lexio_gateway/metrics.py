@@ -62,6 +62,15 @@ CLOCK_EVENTS: Final = Counter(
 RECONNECTS: Final = Counter(
     "lexio_gateway_reconnects_total", "Seats resumed with a token.", ["mode"]
 )
+RESUMES_WAITING: Final = Gauge(
+    "lexio_gateway_resumes_waiting",
+    "Seats come back with a token waiting for their turn to be resumed (admission.py).",
+)
+RESUME_WAIT_SECONDS: Final = Histogram(
+    "lexio_gateway_resume_wait_seconds",
+    "How long a seat come back with a token waited for its turn to be resumed.",
+    buckets=(0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0),
+)
 BUS_CONNECTED: Final = Gauge(
     "lexio_gateway_bus_connected",
     "1 while this replica hears the other replicas' commits (subscribed and caught up), else 0.",

@@ -29,6 +29,8 @@ class TableSettings:
     """A seat connected to another replica counts as present this long after its last word."""
     keep_alive: float = 2.0
     """Every replica repeats the seats it holds this often (shared store only)."""
+    resumes_in_flight: int = 16
+    """Seats resumed at once; the others come back wait their turn (admission.py)."""
 
     @property
     def presence_unknown(self) -> float:
