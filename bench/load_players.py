@@ -45,17 +45,17 @@ import resource
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 from load_scripts import Book, Script, book_key, load_book, record_script, save_book
 
 import lexio_rules
-from lexio_client import Backoff, ConnectionLostError, GatewayClient, ServerError
+from lexio_client import Backoff, GatewayClient, ServerError
 from lexio_client.bot import Bot
 from lexio_client.client import Frame
 from lexio_client.mishqaq_bot import MishqaqBot
@@ -64,6 +64,8 @@ from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
 from lexio_rules import Place, TilePlacement, WordSet, form_move
 from lexio_rules.placement import FormedMove
 from lexio_rules.tiles import BLANK
+
+T = TypeVar("T")
 
 FRAMES_KEPT = 4
 """A seat keeps only its last frames: a soak would otherwise hold every frame it received, and
@@ -675,6 +677,30 @@ class Table:
             raise UnexpectedError(f"{seat.name}: {what} still unavailable")
         await asyncio.sleep(seat.backoff.delay(attempt))
 
+    async def _answered(
+        self,
+        seat: Seat,
+        what: str,
+        request: Callable[[], Awaitable[T]],
+        after_loss: Callable[[], Awaitable[bool]],
+    ) -> T | None:
+        """``request``'s answer, asked again after each ``unavailable`` (and the backoff).
+        After a lost connection the seat recovers, then ``after_loss`` says whether the
+        request is settled without its answer (True: None is returned) or to be asked again.
+        Any other refusal raises ServerError."""
+        for attempt in itertools.count():
+            try:
+                return await request()
+            except ServerError as e:
+                if e.code != "unavailable":
+                    raise
+                await self._retry_unavailable(seat, attempt, what)
+            except ConnectionError:
+                await seat.recover()
+                if await after_loss():
+                    return None
+        raise AssertionError("unreachable")
+
     async def _open(self, seat: Seat) -> None:
         try:
             await seat.client.open()
@@ -689,52 +715,42 @@ class Table:
         host = self.seats[0]
         before = host.client.token
         t0 = time.perf_counter()
-        for attempt in itertools.count():
-            try:
-                await host.client.create(host.name, game=self.game)
-                break
-            except ServerError as e:
-                if e.code != "unavailable":
-                    raise
-                await self._retry_unavailable(host, attempt, "create")
-            except ConnectionError:
-                await host.recover()
-                if host.client.token != before:
-                    break  # seated before the loss: the resume brought its table
-                self.results.seating_retries += 1
+
+        async def after_loss() -> bool:
+            if host.client.token != before:
+                return True  # seated before the loss: the resume brought its table
+            self.results.seating_retries += 1
+            return False
+
+        await self._answered(
+            host, "create", lambda: host.client.create(host.name, game=self.game), after_loss
+        )
         self.results.seating_ms["create"].append((time.perf_counter() - t0) * 1000)
         return str(host.client.table["code"])
 
     async def _join(self, seat: Seat, code: str) -> None:
         before = seat.client.token
-        for attempt in itertools.count():
-            try:
-                await seat.client.join(code, seat.name)
-                return
-            except ServerError as e:
-                if e.code != "unavailable":
-                    raise
-                await self._retry_unavailable(seat, attempt, "join")
-            except ConnectionError:
-                await seat.recover()
-                if seat.client.token != before:
-                    return
-                invitation = await self._lookup(seat, code)
-                if int(invitation["seated"]) > seat.index:
-                    raise GhostSeatError(seat.name) from None
-                self.results.seating_retries += 1
+
+        async def after_loss() -> bool:
+            if seat.client.token != before:
+                return True
+            invitation = await self._lookup(seat, code)
+            if int(invitation["seated"]) > seat.index:
+                raise GhostSeatError(seat.name) from None
+            self.results.seating_retries += 1
+            return False
+
+        await self._answered(seat, "join", lambda: seat.client.join(code, seat.name), after_loss)
 
     async def _lookup(self, seat: Seat, code: str) -> Frame:
-        for attempt in itertools.count():
-            try:
-                return await seat.client.lookup(code)
-            except ServerError as e:
-                if e.code != "unavailable":
-                    raise
-                await self._retry_unavailable(seat, attempt, "lookup")
-            except ConnectionError:
-                await seat.recover()
-        raise AssertionError("unreachable")
+        async def ask_again() -> bool:
+            return False
+
+        invitation = await self._answered(
+            seat, "lookup", lambda: seat.client.lookup(code), ask_again
+        )
+        assert invitation is not None
+        return invitation
 
     async def _new_seating(self) -> str:
         """Every seat on a new connection without a seat, and a new table (see above)."""
@@ -766,21 +782,21 @@ class Table:
         t0 = time.perf_counter()
         host = self.seats[0]
         asked = False
-        for attempt in itertools.count():
+
+        async def start() -> None:
             try:
                 await host.client.start()
-                break
             except ServerError as e:
-                if e.code == "game_started" and asked:
-                    break  # the first start was applied before the loss
-                if e.code != "unavailable":
+                if e.code != "game_started" or not asked:
                     raise
-                await self._retry_unavailable(host, attempt, "start")
-            except ConnectionError:
-                await host.recover()
-                if host.client.table.get("state") == "started":
-                    break
-                asked = True
+                # else the first start was applied before the loss
+
+        async def after_loss() -> bool:
+            nonlocal asked
+            asked = True
+            return host.client.table.get("state") == "started"
+
+        await self._answered(host, "start", start, after_loss)
         await host.until(lambda: bool(host.client.view), 30, "snapshot")
         for seat in self.seats[1:]:
             await seat.until(lambda s=seat: bool(s.client.view), 30, "snapshot")  # type: ignore[misc]
@@ -794,24 +810,20 @@ class Table:
             seat.rematch_code = None
         t0 = time.perf_counter()
         before = host.client.token
-        for attempt in itertools.count():
-            try:
-                seated = await host.client.rematch()
-                break
-            except ServerError as e:
-                if e.code != "unavailable":
-                    raise
-                await self._retry_unavailable(host, attempt, "rematch")
-            except ConnectionError:
-                await host.recover()
-                if host.client.token == before:
-                    # No ``seated``: whether the rematch table exists or not, the host has no
-                    # token for it. A new table, which the others join by its code instead.
-                    self.results.seating_retries += 1
-                    return await self._create()
-                seated = {"table_id": "", "code": ""}
-                break
-        if not seated["table_id"]:  # seated, then lost: the resume brought the new table
+        unanswered = False
+
+        async def after_loss() -> bool:
+            nonlocal unanswered
+            unanswered = host.client.token == before
+            return True
+
+        seated = await self._answered(host, "rematch", host.client.rematch, after_loss)
+        if unanswered:
+            # No ``seated``: whether the rematch table exists or not, the host has no token
+            # for it. A new table, which the others join by its code instead.
+            self.results.seating_retries += 1
+            return await self._create()
+        if seated is None:  # seated, then lost: the resume brought the new table
             seated = {"table_id": host.client.table["table_id"], "code": host.client.table["code"]}
         await host.until(
             lambda: host.client.table.get("table_id") == seated["table_id"], 30, "table"
@@ -993,18 +1005,14 @@ class Table:
         action_id = seat.next_act_id()
         frame = {"type": "act", "action": action, "id": action_id}
         seat.resending = False
-        for attempt in itertools.count():
-            try:
-                ack = await seat.client.request(frame)
-                break
-            except ConnectionLostError:
-                await seat.recover()
-                self.results.resent_acts += 1
-                seat.resending = True
-            except ServerError as e:
-                if e.code != "unavailable":
-                    raise
-                await self._retry_unavailable(seat, attempt, "act")
+
+        async def send_again() -> bool:
+            self.results.resent_acts += 1
+            seat.resending = True
+            return False
+
+        ack = await self._answered(seat, "act", lambda: seat.client.request(frame), send_again)
+        assert ack is not None
         seat.acked(action_id, ack["seq"])
         return ack, seat.resending
 
