@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
+import aiohttp
 import pytest
 from gateway_play import started_game
 from lexio_testing import GatewayFactory, LoopThread
 from prometheus_client import REGISTRY
 
-from lexio_client import Backoff
-from lexio_gateway.admission import ResumeAdmission
+from lexio_client import Backoff, GatewayClient
+from lexio_gateway.admission import ResumeAdmission, ResumeRefusedError
 from lexio_gateway.config import GatewayConfig
 from lexio_gateway.metrics import RESUMES_WAITING
 
@@ -20,7 +21,7 @@ def test_at_most_in_flight_resumes_run_at_once_in_order_of_arrival(
     loop_thread: LoopThread,
 ) -> None:
     async def scenario() -> None:
-        admission = ResumeAdmission(in_flight=2)
+        admission = ResumeAdmission(in_flight=2, patience=5.0)
         running: set[int] = set()
         most = 0
         order: list[int] = []
@@ -51,7 +52,7 @@ def test_at_most_in_flight_resumes_run_at_once_in_order_of_arrival(
 
 def test_a_resume_that_fails_or_is_cancelled_gives_its_slot_back(loop_thread: LoopThread) -> None:
     async def scenario() -> None:
-        admission = ResumeAdmission(in_flight=1)
+        admission = ResumeAdmission(in_flight=1, patience=5.0)
         with pytest.raises(RuntimeError):
             async with admission.slot():
                 raise RuntimeError("the store went away")
@@ -80,13 +81,16 @@ def test_the_admission_and_the_backlog_come_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     config = GatewayConfig.from_env()
-    assert (config.resumes_in_flight, config.backlog) == (16, 4096)
+    assert (config.resumes_in_flight, config.resume_patience, config.backlog) == (16, 5.0, 4096)
     monkeypatch.setenv("LEXIO_GATEWAY_RESUMES_IN_FLIGHT", "4")
+    monkeypatch.setenv("LEXIO_GATEWAY_RESUME_PATIENCE", "2.5")
     monkeypatch.setenv("LEXIO_GATEWAY_BACKLOG", "1024")
     config = GatewayConfig.from_env()
-    assert (config.resumes_in_flight, config.backlog) == (4, 1024)
+    assert (config.resumes_in_flight, config.resume_patience, config.backlog) == (4, 2.5, 1024)
     with pytest.raises(ValueError):
-        ResumeAdmission(in_flight=0)
+        ResumeAdmission(in_flight=0, patience=1.0)
+    with pytest.raises(ValueError):
+        ResumeAdmission(in_flight=1, patience=0.0)
 
 
 def test_seats_that_come_back_together_are_all_resumed_one_at_a_time(
@@ -119,5 +123,70 @@ def test_seats_that_come_back_together_are_all_resumed_one_at_a_time(
             await ana.pass_turn()
             await bruno.wait_view(ana.seq)
             assert RESUMES_WAITING._value.get() == 0
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+def test_a_resume_that_waits_past_the_patience_is_refused_and_never_run(
+    loop_thread: LoopThread,
+) -> None:
+    def refused() -> float:
+        return REGISTRY.get_sample_value("lexio_gateway_resumes_refused_total") or 0.0
+
+    async def scenario() -> None:
+        admission = ResumeAdmission(in_flight=1, patience=0.1)
+        ran = False
+        before = refused()
+        async with admission.slot():
+            with pytest.raises(ResumeRefusedError) as busy:
+                async with admission.slot():
+                    ran = True
+        assert not ran
+        assert 0.1 <= busy.value.retry_after <= 0.2
+        assert refused() - before == 1
+        async with admission.slot():  # the refused one took no slot with it
+            pass
+
+    loop_thread.run(scenario(), timeout=10)
+
+
+def test_a_seat_refused_as_busy_is_told_when_to_come_back_and_then_resumed(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """Every slot taken (by the test) for longer than the patience: the seat's resume is
+    answered `reconnect` `busy` with `retry_after`, its socket closed with 1013 (try again
+    later), and nothing of its seat changed; its client waits at least that long, then
+    resumes."""
+    gateway = gateway_factory(resumes_in_flight=1, resume_patience=0.2)
+
+    async def scenario() -> None:
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            room = await gateway.hub.room(ana.table["table_id"])
+            assert room is not None
+            await bruno.drop()
+            async with gateway.hub._admission.slot():
+                async with aiohttp.ClientSession() as session:
+                    probe = GatewayClient(session, gateway.url, None)
+                    probe.token, probe.seq = bruno.token, bruno.seq
+                    with pytest.raises(ConnectionError):
+                        await probe.open()
+                    busy = [f for f in probe.frames if f["type"] == "reconnect"]
+                    assert busy == [
+                        {"type": "reconnect", "reason": "busy", "retry_after": probe.retry_after}
+                    ]
+                    assert 0.2 <= probe.retry_after <= 0.4
+                    await asyncio.wait_for(probe.closed.wait(), 5)
+                    assert probe._ws is not None and probe._ws.close_code == 1013
+                    await probe.close()
+                assert bruno.player not in room.connections
+            waits: list[float] = []
+
+            async def sleep(seconds: float) -> None:
+                waits.append(seconds)
+
+            bruno.retry_after = probe.retry_after
+            await bruno.reconnect([gateway.url], backoff=Backoff(schedule=(0.0,)), sleep=sleep)
+            assert waits == [probe.retry_after] and bruno.retry_after == 0.0
+            assert bruno.player in room.connections and bruno.connected
 
     loop_thread.run(scenario(), timeout=60)

@@ -91,6 +91,9 @@ class GatewayClient:
         self.view_seq = -1
         """The event the current view follows."""
         self.games: dict[str, bool] = {}
+        self.retry_after = 0.0
+        """Seconds the server asked this client to wait before its next try (a resume refused
+        as ``busy``: ``reconnect`` with ``retry_after``); 0 if it asked nothing."""
         self.closed = asyncio.Event()
         self.on_frame: Callable[[Frame], object] | None = None
         """Called with every frame received (``lexio play`` prints them)."""
@@ -199,7 +202,9 @@ class GatewayClient:
         seconds have passed, and at once a refusal other than ``unavailable`` (``bad_token``).
 
         The first try waits too (a jittered 0–0.5 s): every seat of a dead replica loses its
-        connection in the same instant, and their first tries must not all land together."""
+        connection in the same instant, and their first tries must not all land together. A
+        try the replica refused as busy (``reconnect`` with ``retry_after``, then the socket
+        closed) is followed by a wait of at least ``retry_after``."""
         choices = [u.rstrip("/") for u in urls] if urls else [self.base_url]
         start = choices.index(self.base_url) + 1 if self.base_url in choices else 0
         backoff = backoff or Backoff()
@@ -209,7 +214,9 @@ class GatewayClient:
         deadline = loop.time() + give_up_after
         attempt = 0
         while True:
-            await sleep(backoff.delay(attempt))
+            # A replica busy resuming others said when to come back: at least that long.
+            await sleep(max(backoff.delay(attempt), self.retry_after))
+            self.retry_after = 0.0
             self.base_url = choices[(start + attempt) % len(choices)]
             attempt += 1
             try:
@@ -256,6 +263,8 @@ class GatewayClient:
         if self.on_frame is not None:
             self.on_frame(frame)
         kind = frame["type"]
+        if kind == "reconnect" and frame.get("retry_after"):
+            self.retry_after = float(frame["retry_after"])
         if kind == "seated":
             self.token = frame["token"]
             self.player = frame["player"]

@@ -179,6 +179,7 @@ def _services(
                 replay_events=config.replay_events,
                 events_in_memory=config.events_in_memory,
                 resumes_in_flight=config.resumes_in_flight,
+                resume_patience=config.resume_patience,
             ),
             clock=clock,
             **({"seeds": seeds} if seeds else {}),

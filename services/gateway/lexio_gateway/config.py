@@ -88,6 +88,9 @@ class GatewayConfig:
     events_in_memory: int = 32
     resumes_in_flight: int = 16
     """Seats resumed at once (a dead replica's all come back together: admission.py)."""
+    resume_patience: float = 5.0
+    """Seconds a resume waits for its turn before its client is told to come back later
+    (less than a client's own time-out for a resume: lexio_client's is 10 s)."""
     shutdown_grace: float = 5.0
     redis_url: str = ""
     """Several replicas: the shared store and bus (empty: SQLite, one process)."""
@@ -135,6 +138,9 @@ class GatewayConfig:
             ),
             resumes_in_flight=env_int(
                 "LEXIO_GATEWAY_RESUMES_IN_FLIGHT", cls.resumes_in_flight, minimum=1
+            ),
+            resume_patience=env_float(
+                "LEXIO_GATEWAY_RESUME_PATIENCE", cls.resume_patience, minimum=0.1
             ),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
             redis_url=env_str("LEXIO_REDIS_URL", ""),

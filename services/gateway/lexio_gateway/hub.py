@@ -88,7 +88,7 @@ class TableHub:
         self._games_at = float("-inf")
         self._lobby_close_tries: dict[str, int] = {}
         self._lobby_away = False
-        self._admission = ResumeAdmission(settings.resumes_in_flight)
+        self._admission = ResumeAdmission(settings.resumes_in_flight, settings.resume_patience)
 
     # The collaborators, by name (what tests and the app read).
     @property

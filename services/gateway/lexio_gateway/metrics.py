@@ -66,6 +66,10 @@ RESUMES_WAITING: Final = Gauge(
     "lexio_gateway_resumes_waiting",
     "Seats come back with a token waiting for their turn to be resumed (admission.py).",
 )
+RESUMES_REFUSED: Final = Counter(
+    "lexio_gateway_resumes_refused_total",
+    "Seats come back with a token told to come back later: they waited past the patience.",
+)
 RESUME_WAIT_SECONDS: Final = Histogram(
     "lexio_gateway_resume_wait_seconds",
     "How long a seat come back with a token waited for its turn to be resumed.",

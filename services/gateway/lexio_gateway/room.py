@@ -54,6 +54,7 @@ log = logging.getLogger(__name__)
 
 CLOSE_REPLACED: Final = 4001
 CLOSE_SERVICE_RESTART: Final = 1012
+CLOSE_TRY_AGAIN_LATER: Final = 1013
 CAS_ATTEMPTS: Final = 5
 CATCH_UP_RETRY_SECONDS: Final = (0.25, 0.5, 1.0, 2.0)
 OWN_COMMITS_KEPT: Final = 64

@@ -31,6 +31,8 @@ class TableSettings:
     """Every replica repeats the seats it holds this often (shared store only)."""
     resumes_in_flight: int = 16
     """Seats resumed at once; the others come back wait their turn (admission.py)."""
+    resume_patience: float = 5.0
+    """How long a seat come back waits for its turn before it is told to come back later."""
 
     @property
     def presence_unknown(self) -> float:

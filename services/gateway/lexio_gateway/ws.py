@@ -10,6 +10,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from lexio_gateway import state as keys
+from lexio_gateway.admission import ResumeRefusedError
 from lexio_gateway.connection import Connection, TokenBucket
 from lexio_gateway.games import ACTION_KINDS
 from lexio_gateway.hub import TableHub
@@ -24,7 +25,7 @@ from lexio_gateway.protocol import (
     text_field,
 )
 from lexio_gateway.records import TableStatus
-from lexio_gateway.room import TableRoom
+from lexio_gateway.room import CLOSE_TRY_AGAIN_LATER, TableRoom
 from lexio_gateway.store import StoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -67,7 +68,15 @@ async def _hello(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None
         raise ProtocolError("bad_frame", field="token")
     if last_seq is not None and (not isinstance(last_seq, int) or isinstance(last_seq, bool)):
         raise ProtocolError("bad_frame", field="last_seq")
-    await hub.resume(conn, token, last_seq)
+    try:
+        await hub.resume(conn, token, last_seq)
+    except ResumeRefusedError as busy:
+        # Nothing was done for the seat: the client comes back after the wait, here or on
+        # another replica (docs/replicas.md, "When a replica dies").
+        await conn.send(
+            {"type": "reconnect", "reason": "busy", "retry_after": round(busy.retry_after, 1)}
+        )
+        await conn.close(CLOSE_TRY_AGAIN_LATER, "busy")
 
 
 async def _create(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:

@@ -359,7 +359,7 @@ function onFrame(frame) {
       showBanner(t("conn.replaced"), t("conn.take_back"), () => net.restart());
       break;
     case "reconnect":
-      showBanner(t("conn.restarting"));
+      showBanner(t(frame.reason === "busy" ? "conn.busy" : "conn.restarting"));
       break;
     case "error":
       onError(frame, handler);

@@ -38,6 +38,8 @@ export class Net {
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.pongTimer = undefined;
     this.counter = 0;
+    /** The server's word on when to come back (a resume refused as busy), in ms; 0 if none. */
+    this.retryAfter = 0;
     /** @type {Status} */
     this.status = "connecting";
     this.stopped = false;
@@ -93,6 +95,9 @@ export class Net {
       if (frame.type === "welcome") {
         this.attempt = 0;
         this._setStatus("open");
+      } else if (frame.type === "reconnect" && frame.retry_after) {
+        // The replica is busy resuming others (another one died): the socket closes next.
+        this.retryAfter = frame.retry_after * 1000;
       } else if (frame.type === "replaced") {
         this.stopped = true;
       }
@@ -164,7 +169,8 @@ export class Net {
     // Full jitter (anywhere from 0 to the step): when a gateway replica dies, all its players
     // lose it in the same instant, and their first tries must not all land together on the
     // replicas left (lexio_client's Backoff draws the same way).
-    const delay = Math.random() * base * 1000;
+    const delay = Math.max(Math.random() * base * 1000, this.retryAfter);
+    this.retryAfter = 0;
     this.attempt += 1;
     this._setStatus("lost", { retryIn: delay });
     this.retryTimer = setTimeout(() => this.connect(), delay);

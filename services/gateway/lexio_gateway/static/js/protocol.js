@@ -278,7 +278,8 @@
 /**
  * @typedef {object} ReconnectFrame
  * @property {"reconnect"} type
- * @property {"shutdown"} reason
+ * @property {"shutdown" | "busy"} reason
+ * @property {number} [retry_after]  busy: seconds before the next try
  */
 
 /**
