@@ -196,17 +196,24 @@ def main() -> None:
     parser.add_argument(
         "--profile", type=float, default=0.0, help="seconds of py-spy on the survivor from the kill"
     )
+    parser.add_argument(
+        "--env", action="append", default=[], metavar="NAME=VALUE",
+        help="an environment variable for every service (e.g. LEXIO_GATEWAY_RESUMES_IN_FLIGHT=64)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        stack = Stack(Path(tmp), topology="prod", pythonpath=args.service_pythonpath)
+        extra_env = dict(item.split("=", 1) for item in args.env)
+        stack = Stack(
+            Path(tmp), topology="prod", pythonpath=args.service_pythonpath, extra_env=extra_env
+        )
         stack.start()
         try:
             result = uvloop.run(_run(args, stack))
         finally:
             stack.stop()
             errors = stack.log_errors()
-    result.update(machine=machine(), tables=args.tables, log_errors=errors)
+    result.update(machine=machine(), tables=args.tables, env=args.env, log_errors=errors)
     print(json.dumps(result, indent=2))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
