@@ -383,3 +383,59 @@ def test_a_taken_notice_without_its_table_still_closes_the_older_tab(
             assert not bruno.closed.is_set()
 
     loop_thread.run(scenario(), timeout=60)
+
+
+@ON_REDIS
+def test_a_resume_while_an_action_waits_on_the_engine_cannot_slip_a_stale_move_in(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ana's pass waits on the engine at the first replica (its table's lock held); meanwhile
+    the second replica passes for her, and a seat resumes at the first. The resume must not
+    swap the first replica's record for the newer one under the waiting pass: that pass,
+    computed on the older state, would then be committed on top of the newer version, and the
+    log would hold Ana's turn twice (found by the replica-kill load run as doubled turns,
+    all during resume storms)."""
+    first, second = gateway_factory(), gateway_factory()
+
+    async def scenario() -> None:
+        async with seated_table([first.url, second.url], ["Ana", "Bruno"]) as clients:
+            await started_table(clients)
+            ana, bruno = clients
+            assert ana.player is not None
+            table_id = ana.table["table_id"]
+            here, there = [await hub.room(table_id) for hub in (first.hub, second.hub)]
+            assert here is not None and there is not None
+            engine_called, engine_may_answer = asyncio.Event(), asyncio.Event()
+            adapter = here.adapter
+            real_act = adapter.act
+
+            async def act_after_a_while(*args: Any, **kwargs: Any) -> Any:
+                engine_called.set()
+                await engine_may_answer.wait()  # the engine's answer, late
+                return await real_act(*args, **kwargs)
+
+            monkeypatch.setattr(adapter, "act", act_after_a_while)
+            seat = SeatToken(table_id, ana.player, "Ana")
+            waiting = asyncio.create_task(
+                here.act(SocketRecorder(seat), "ana-here", {"pass_turn": {}})  # type: ignore[arg-type]
+            )
+            await engine_called.wait()
+            assert await there.act(SocketRecorder(seat), "ana-there", {"pass_turn": {}}) == (  # type: ignore[arg-type]
+                "accepted"
+            )
+            async with aiohttp.ClientSession() as session:
+                tab = GatewayClient(session, first.url, None)
+                tab.token, tab.seq = bruno.token, bruno.seq
+                resuming = asyncio.create_task(tab.open())
+                await asyncio.sleep(0.3)  # the resume has read the table by now, if it may
+                engine_may_answer.set()
+                outcome = await waiting
+                await resuming
+                await tab.close()
+            assert outcome == "refused"  # decided anew on the newer state: not her turn
+            record = await first.hub.store.get_table(table_id)
+            assert record is not None and record.seq == 1
+            await bruno.wait_view(1)
+            assert [(e["number"], e["seat"]) for e in bruno.log] == [(1, 0)]
+
+    loop_thread.run(scenario(), timeout=60)

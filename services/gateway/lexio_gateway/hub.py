@@ -481,7 +481,8 @@ class TableHub:
         room = await self.room(seat.table_id)
         if room is None:
             raise ProtocolError("bad_token")
-        await room.refresh()
+        async with room.lock:  # an action of the table may be waiting on its engine
+            await room.refresh()
         if room.record.status is TableStatus.EXPIRED:
             # Only the review tells a late visitor that the record expired; here the seat
             # is simply gone.

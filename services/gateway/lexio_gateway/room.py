@@ -274,8 +274,8 @@ class TableRoom:
             self.record = record
             self.presence.learn(p.player_id for p in record.players if p.player_id not in known)
 
-    def _after_step(self, step: Step, started: bool = False) -> TableRecord:
-        before = self.record
+    def _after_step(self, step: Step, before: TableRecord) -> TableRecord:
+        """The record after ``step``, which the game computed from ``before``."""
         status = before.status
         if step.over and status is TableStatus.STARTED:
             status = TableStatus.OVER
@@ -301,10 +301,14 @@ class TableRoom:
         """The one way a table changes: store ``after`` (version + 1) with the step's events and
         the action's reply, publish its notice, hold it, send ``answer`` the action's reply,
         then tell this replica's sockets. VersionConflictError: another replica got there
-        first; StoreUnavailableError: nothing was written."""
+        first; StoreUnavailableError: nothing was written.
+
+        The version expected in the store is the one ``after`` was computed from, never the
+        record held now: read again meanwhile (newer), it would let a step computed on the
+        older state be written over a change it never saw."""
         before = self.record
         entries = step.events if step is not None else []
-        first = before.seq + 1
+        first = after.seq - len(entries) + 1
         events = [StoredEvent(first + i, entry) for i, entry in enumerate(entries)]
         notice: Notice = {
             "kind": "event" if events else "changed",
@@ -317,7 +321,7 @@ class TableRoom:
             "table": table_changed,
         }
         store = self._services.store
-        await store.save_table(after, before.version, events, reply, notice)
+        await store.save_table(after, after.version - 1, events, reply, notice)
         if not store.shared:
             await self._services.bus.publish(notice)
         self.record = after
@@ -396,18 +400,18 @@ class TableRoom:
             now = self._services.clock()
             options = dict(lobby_table.options) or self.record.options
             seed = self._services.seeds(self.table_id)
+            opened = self.record
             try:
                 step = await self.adapter.start(len(players), options, seed, now)
             except GameUnavailableError:
                 raise ProtocolError("unavailable", id=action_id) from None
             except BadActionError:
                 raise ProtocolError("bad_options", id=action_id) from None
-            opened = self.record
             self.record = dataclasses.replace(
                 opened, status=TableStatus.STARTED, players=players, options=options
             )
             try:
-                await self._commit(self._after_step(step, started=True), step=step, started=True)
+                await self._commit(self._after_step(step, self.record), step=step, started=True)
             except VersionConflictError:
                 self.record = opened
                 raise ProtocolError("game_started", id=action_id) from None
@@ -449,13 +453,14 @@ class TableRoom:
             return "duplicate"
         seat = self.seat_of(player_id)
         now = self._services.clock()
+        base = self.record
         try:
             step = await self.adapter.act(self._game_table(), seat, action, now)
         except BadActionError:
             raise ProtocolError("bad_action", id=action_id) from None
         except GameUnavailableError:
             raise ProtocolError("unavailable", id=action_id) from None
-        after = self._after_step(step)
+        after = self._after_step(step, base)
         if step.accepted:
             reply = {"type": "ack", "id": action_id, "seq": after.seq}
             await self._commit(
@@ -545,6 +550,7 @@ class TableRoom:
                 if now < event.at:
                     self.schedule_clock()
                     return
+                base = self.record
                 step = await self.adapter.on_clock(self._game_table(), event, now)
                 if not step.accepted:
                     log.error(
@@ -552,7 +558,7 @@ class TableRoom:
                         extra={"table_id": self.table_id, "action": event.action},
                     )
                     return
-                await self._commit(self._after_step(step), step=step)
+                await self._commit(self._after_step(step, base), step=step)
                 CLOCK_EVENTS.labels(game=self.record.game, action=event.action).inc()
             except VersionConflictError:
                 await self.refresh()
