@@ -35,16 +35,12 @@ import uvloop
 from benchlib import machine
 from load import profile_top, start_profile
 from load_services import Stack
-from load_stats import cpu_seconds
+from load_stats import cpu_seconds, summary
+from prometheus_client.parser import text_string_to_metric_families
 
 from lexio_client import Backoff, GatewayClient, ServerError
 
 SEATS = 4
-
-
-def _percentile(values: list[float], point: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * point / 100))] if ordered else 0.0
 
 
 async def _seat_table(
@@ -93,14 +89,15 @@ def _listen_drops() -> int:
 
 
 def _metric(url: str, name: str) -> dict[str, float]:
-    """Each series of the counter ``name`` (its labels as written), from ``/metrics``."""
-    series: dict[str, float] = {}
+    """Each series of the counter sample ``name`` (by its labels), from ``/metrics``."""
     with urllib.request.urlopen(url, timeout=5) as answer:
-        for line in answer.read().decode().splitlines():
-            if line.startswith(name + "{") or line.startswith(name + " "):
-                labels, value = line.rsplit(" ", 1)
-                series[labels[len(name) :] or "total"] = float(value)
-    return series
+        text = answer.read().decode()
+    return {
+        json.dumps(sample.labels, sort_keys=True): float(sample.value)
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name
+    }
 
 
 def _grown(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
@@ -159,8 +156,8 @@ async def _storm(
         "seats_lost": len(lost),
         "resumed": len(times),
         "failures": failures,
-        "resumed_s": {p: round(_percentile(times, p), 2) for p in (50, 95, 99, 100)},
-        "tries": {p: _percentile([float(t) for t in tries], p) for p in (50, 99, 100)},
+        "resumed_s": {k: round(v, 2) for k, v in summary(times).items()},
+        "tries": summary(float(t) for t in tries),
         "storm_s": round(storm, 2),
         "survivor_cpu_s": round(cpu, 2),
         "survivor_ms_per_resume": round(1000 * cpu / max(1, len(times)), 2),
