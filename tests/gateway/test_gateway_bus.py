@@ -12,7 +12,7 @@ from typing import Any
 from lexio_testing import LoopThread, RedisServer
 
 from lexio_common import redis_client
-from lexio_gateway.bus import CHANNEL, RedisBus
+from lexio_gateway.bus import CHANNEL, RedisBus, table_channel
 from lexio_gateway.metrics import BUS_RECONNECTS
 from lexio_gateway.store import StoreUnavailableError
 
@@ -25,9 +25,13 @@ class Replica:
         self.failing_resyncs = failing_resyncs
         self.failing_kind = failing_kind
         self.resyncs = 0
+        self.table_resyncs: list[str] = []
         self.notices: list[dict[str, Any]] = []
 
     async def __call__(self, notice: dict[str, Any]) -> None:
+        if notice["kind"] == "resync" and "table_id" in notice:
+            self.table_resyncs.append(notice["table_id"])
+            return
         if notice["kind"] == "resync":
             self.resyncs += 1
             if self.resyncs <= self.failing_resyncs:
@@ -122,5 +126,111 @@ def test_a_killed_subscription_is_made_again_counted_and_followed_by_a_resync(
             assert BUS_RECONNECTS._value.get() == reconnects + 1
             reply = redis_server.command("PUBSUB", "NUMSUB", CHANNEL)
             assert reply.endswith(b":1\r\n")
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+# The per-table bus (issue 28) ------------------------------------------------------------
+
+
+def _shard_subscribers(redis_server: RedisServer, table_id: str) -> int:
+    reply = redis_server.command("PUBSUB", "SHARDNUMSUB", table_channel(table_id))
+    return int(reply.rsplit(b":", 1)[1])
+
+
+def test_a_replica_hears_only_the_tables_it_follows_and_none_once_it_unfollows(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    async def scenario() -> None:
+        replica = Replica()
+        async with running(redis_server, replica) as (bus, publisher, _task):
+            await _until(lambda: bus.healthy, "subscribed")
+            await bus.follow("t-held")
+            assert bus.followed == {"t-held"}
+            assert _shard_subscribers(redis_server, "t-held") == 1
+            assert _shard_subscribers(redis_server, "t-other") == 0
+            # Published the instant follow returned: heard (follow waits for Redis's word).
+            await publisher.publish({"kind": "event", "table_id": "t-held", "n": 1})
+            await publisher.publish({"kind": "event", "table_id": "t-other", "n": 2})
+            await publisher.publish({"kind": "alive", "replica": "r2"})
+            await _until(lambda: len(replica.notices) == 2, "the held table's and the site's")
+            assert [n.get("n") for n in replica.notices] == [1, None]
+            await bus.unfollow("t-held")
+            await _until(lambda: _shard_subscribers(redis_server, "t-held") == 0, "unfollowed")
+            await publisher.publish({"kind": "event", "table_id": "t-held", "n": 3})
+            await publisher.publish({"kind": "alive", "replica": "r2"})
+            await _until(lambda: len(replica.notices) == 3, "the next heartbeat")
+            assert replica.notices[-1]["kind"] == "alive" and bus.followed == frozenset()
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_a_follow_right_after_an_unfollow_is_heard(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    """Forgetting a table and holding it again at once (a table released as a seat comes
+    back) must not leave the replica deaf to it, whatever order Redis confirms in."""
+
+    async def scenario() -> None:
+        replica = Replica()
+        async with running(redis_server, replica) as (bus, publisher, _task):
+            await _until(lambda: bus.healthy, "subscribed")
+            for n in range(20):
+                await bus.follow("t-1")
+                await bus.unfollow("t-1")
+                await bus.follow("t-1")
+                await publisher.publish({"kind": "event", "table_id": "t-1", "n": n})
+                await _until(
+                    lambda n=n: (
+                        replica.notices[-1:] == [{"kind": "event", "table_id": "t-1", "n": n}]
+                    ),
+                    f"notice {n}",
+                )
+            assert _shard_subscribers(redis_server, "t-1") == 1
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+def test_after_a_killed_subscription_every_followed_table_is_followed_again(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    async def scenario() -> None:
+        replica = Replica()
+        async with running(redis_server, replica) as (bus, publisher, _task):
+            await _until(lambda: bus.healthy, "subscribed")
+            for table_id in ("t-1", "t-2", "t-3"):
+                await bus.follow(table_id)
+            assert b":1" in redis_server.command("CLIENT", "KILL", "TYPE", "pubsub")
+            await _until(lambda: replica.resyncs == 2, "a resync after the new subscription")
+            await _until(lambda: bus.healthy, "healthy again")
+            assert [_shard_subscribers(redis_server, t) for t in ("t-1", "t-2", "t-3")] == [1] * 3
+            await publisher.publish({"kind": "event", "table_id": "t-2", "n": 1})
+            await _until(
+                lambda: replica.notices == [{"kind": "event", "table_id": "t-2", "n": 1}],
+                "heard again",
+            )
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_a_failing_notice_of_one_table_resyncs_that_table_only(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    """Issue 27: under overload one failed notice resynced every table the replica held."""
+
+    async def scenario() -> None:
+        replica = Replica(failing_kind="poison")
+        async with running(redis_server, replica) as (bus, publisher, task):
+            await _until(lambda: bus.healthy, "subscribed")
+            await bus.follow("t-1")
+            await publisher.publish({"kind": "poison", "table_id": "t-1"})
+            await publisher.publish({"kind": "event", "table_id": "t-1", "n": 2})
+            await _until(
+                lambda: replica.notices[-1:] == [{"kind": "event", "table_id": "t-1", "n": 2}],
+                "next notice",
+            )
+            assert replica.table_resyncs == ["t-1"]
+            assert replica.resyncs == 1  # the first subscription's only
+            assert bus.healthy and not task.done()
 
     loop_thread.run(scenario(), timeout=30)

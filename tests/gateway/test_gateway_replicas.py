@@ -31,6 +31,7 @@ from lexio_testing import (
 
 from lexio_client import GatewayClient, ServerError
 from lexio_engine.server import RunningEngine
+from lexio_gateway.bus import table_channel
 from lexio_gateway.records import SeatToken
 from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
@@ -437,5 +438,75 @@ def test_a_resume_while_an_action_waits_on_the_engine_cannot_slip_a_stale_move_i
             assert record is not None and record.seq == 1
             await bruno.wait_view(1)
             assert [(e["number"], e["seat"]) for e in bruno.log] == [(1, 0)]
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+# Each replica hears only its own tables (issue 28) -----------------------------------------
+
+
+def _shard_subscribers(redis_server: RedisServer, table_id: str) -> int:
+    reply = redis_server.command("PUBSUB", "SHARDNUMSUB", table_channel(table_id))
+    return int(reply.rsplit(b":", 1)[1])
+
+
+async def _eventually(condition: Any, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not so after {timeout} s: {what}")
+        await asyncio.sleep(0.05)
+
+
+@ON_REDIS
+def test_each_replica_hears_only_the_tables_it_holds_and_lets_a_finished_one_go(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_server: RedisServer
+) -> None:
+    """A table whose players are all on one replica is not heard on the other; a finished
+    table nobody watches any more leaves its replica's bus."""
+    first, second = gateway_factory(seed=10), gateway_factory(seed=10)
+
+    async def scenario() -> None:
+        async with started_game([first.url, second.url], ["Carla", "Dan"]) as (carla, dan):
+            shared = carla.table["table_id"]
+            async with started_game(first.url, ["Ana", "Bruno"]) as (ana, bruno):
+                alone = ana.table["table_id"]
+                assert _shard_subscribers(redis_server, shared) == 2
+                assert _shard_subscribers(redis_server, alone) == 1
+                assert alone in first.hub.rooms and alone not in second.hub.rooms
+                await play_to_the_end([ana, bruno], bot(10))
+            await _eventually(
+                lambda: _shard_subscribers(redis_server, alone) == 0, "the finished table let go"
+            )
+            assert alone not in first.hub.rooms
+            await play_one_turn([carla, dan], bot(10))  # the other table plays on
+            assert _shard_subscribers(redis_server, shared) == 2
+
+    loop_thread.run(scenario(), timeout=120)
+
+
+@ON_REDIS
+def test_a_replica_that_starts_holding_a_table_learns_who_is_connected_elsewhere(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """Bruno joins on the second replica after Ana's presence was announced on the first:
+    the second asks `who`, the first answers `here`, and Ana counts as present there while
+    the first replica is alive (heartbeats no longer list the seats)."""
+    first, second = gateway_factory(), gateway_factory()
+
+    async def scenario() -> None:
+        async with seated_table([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
+            await bruno.wait_for(
+                lambda f: (
+                    f["type"] == "table" and [s["connected"] for s in f["seats"]] == [True, True]
+                ),
+                timeout=10,
+                since=0,
+            )
+            room = second.hub.rooms[ana.table["table_id"]]
+            assert ana.player is not None
+            assert room.presence.remote == {ana.player: {first.hub.replica}}
+            assert second.hub.services.heartbeats.alive(first.hub.replica)
+            assert room.presence.present(ana.player)
 
     loop_thread.run(scenario(), timeout=60)

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Final
 
@@ -15,6 +16,7 @@ from lexio_gateway.admission import ResumeAdmission
 from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
 from lexio_gateway.games import GameAdapter, GameUnavailableError, OptionValue
+from lexio_gateway.heartbeats import Heartbeats
 from lexio_gateway.lobby_client import LobbyClient, LobbyError, LobbyTable
 from lexio_gateway.metrics import ACTIVE_TABLES, RECORDS_EXPIRED
 from lexio_gateway.protocol import ProtocolError
@@ -81,8 +83,12 @@ class TableHub:
             seeds=seeds,
             replica=secrets.token_hex(4),
             lifecycle=self.lifecycle,
+            heartbeats=Heartbeats(clock, settings.presence_ttl),
         )
         self.rooms: dict[str, TableRoom] = {}
+        self._loading: Counter[str] = Counter()
+        """Tables being loaded (followed, not read yet), and how many times at once."""
+        self._heard_while_loading: set[str] = set()
         self.connections: set[Connection] = set()
         self._games: dict[str, bool] = {}
         self._games_at = float("-inf")
@@ -137,14 +143,65 @@ class TableHub:
         return self._games
 
     async def room(self, table_id: str) -> TableRoom | None:
+        """The table's room, loaded (and from then on followed on the bus) if not held yet;
+        None if there is no such table."""
+        return self.rooms.get(table_id) or await self._hold(table_id)
+
+    async def _hold(self, table_id: str, new: TableRecord | None = None) -> TableRoom | None:
+        """Start holding a table: follow its notices, then read it (or create ``new`` if it
+        does not exist). Following first, no commit falls between the read and the first
+        notice heard; one heard while reading (and dropped: no room yet) makes the room read
+        the table again."""
+        self._loading[table_id] += 1
+        try:
+            await self.bus.follow(table_id)
+            record = await self.store.get_table(table_id)
+            if record is None and new is not None:
+                await self.store.create_table(new)
+                record = new
+        except BaseException:
+            self._loaded(table_id)
+            await self._unfollow_unless_held(table_id)
+            raise
+        self._loaded(table_id)
+        if record is None:
+            await self._unfollow_unless_held(table_id)
+            return None
         room = self.rooms.get(table_id)
         if room is None:
-            record = await self.store.get_table(table_id)
-            if record is None:
-                return None
-            room = self.rooms.setdefault(table_id, TableRoom(self.services, record))
+            room = self.rooms[table_id] = TableRoom(self.services, record)
             room.presence.learn(p.player_id for p in record.players)
+            if record is not new:
+                await self._ask_who(room)
+        if table_id in self._heard_while_loading and table_id not in self._loading:
+            self._heard_while_loading.discard(table_id)
+            async with room.lock:
+                await room.refresh()
         return room
+
+    def _loaded(self, table_id: str) -> None:
+        self._loading[table_id] -= 1
+        if not self._loading[table_id]:
+            del self._loading[table_id]
+
+    async def _unfollow_unless_held(self, table_id: str) -> None:
+        if table_id not in self.rooms and table_id not in self._loading:
+            self._heard_while_loading.discard(table_id)
+            await self.bus.unfollow(table_id)
+
+    async def _release(self, room: TableRoom) -> None:
+        """Hold the table no more: its clock stops, its notices are not heard here."""
+        room.stop_clock()
+        if self.rooms.get(room.table_id) is room:
+            del self.rooms[room.table_id]
+            await self._unfollow_unless_held(room.table_id)
+
+    async def _ask_who(self, room: TableRoom) -> None:
+        """Ask the replicas holding the table's seats to say which (shared store only)."""
+        if self.store.shared:
+            await self.bus.publish(
+                {"kind": "who", "table_id": room.table_id, "replica": self.replica}
+            )
 
     async def recover(self) -> int:
         """After a restart: every game in play resumes its clock; nobody is connected yet.
@@ -166,13 +223,14 @@ class TableHub:
     async def on_notice(self, notice: Notice) -> None:
         kind = notice["kind"]
         if kind == "resync":
-            await self._resync_rooms()
+            await self._resync(notice.get("table_id"))
         elif kind == "alive":
             self._heard_from(notice)
         elif kind == "taken":
             await self._taken_elsewhere(notice)
         elif (room := self.rooms.get(notice["table_id"])) is None:
-            return
+            if notice["table_id"] in self._loading:
+                self._heard_while_loading.add(notice["table_id"])
         elif kind in ("event", "changed"):
             await room.on_notice(notice)
         elif kind == "seats":
@@ -187,28 +245,52 @@ class TableHub:
             async with room.lock:
                 room.schedule_clock()
             await room.broadcast_table()
+        elif kind == "who" and notice["replica"] != self.replica:
+            if room.connections:
+                await self.bus.publish(
+                    {
+                        "kind": "here",
+                        "table_id": room.table_id,
+                        "replica": self.replica,
+                        "players": list(room.connections),
+                    }
+                )
+        elif kind == "here" and notice["replica"] != self.replica:
+            room.presence.here(notice["replica"], notice["players"])
+            async with room.lock:
+                room.schedule_clock()
+            await room.broadcast_table()
 
-    async def _resync_rooms(self) -> None:
-        """Every room catches up from the store; one that cannot (the store is still loading)
-        does not keep the others behind, and the bus tries again (it raises at the end)."""
+    async def _resync(self, table_id: str | None) -> None:
+        """After notices may have been missed — every table's (a break in the bus) or one
+        table's (its notice failed here) — catch the rooms up from the store and ask again
+        who is where. A room that cannot (the store is still loading) does not keep the
+        others behind, and the bus tries again (this raises at the end)."""
+        if table_id is None:
+            self.services.heartbeats.extend()
+            rooms = list(self.rooms.values())
+        else:
+            rooms = [self.rooms[table_id]] if table_id in self.rooms else []
         failed = 0
-        until = self.clock() + self.settings.presence_ttl
-        for held in list(self.rooms.values()):
-            held.presence.extend_remote(until)
+        for held in rooms:
             try:
                 await held.resync()
             except (StoreUnavailableError, GameUnavailableError):
                 failed += 1
+            await self._ask_who(held)
         if failed:
-            raise StoreUnavailableError(f"{failed} of {len(self.rooms)} tables not caught up")
+            raise StoreUnavailableError(f"{failed} of {len(rooms)} tables not caught up")
 
     def _heard_from(self, notice: Notice) -> None:
-        if notice["replica"] == self.replica:
+        """A replica's heartbeat. One of a release before issue 28 lists its seats too."""
+        replica = notice["replica"]
+        if replica == self.replica:
             return
-        for table_id, player_id in notice["seats"]:
+        self.services.heartbeats.heard(replica)
+        for table_id, player_id in notice.get("seats", ()):
             room = self.rooms.get(table_id)
             if room is not None:
-                room.presence.still_there(player_id, notice["replica"])
+                room.presence.heard(player_id, replica, connected=True)
 
     async def _taken_elsewhere(self, notice: Notice) -> None:
         """The seat connected on another tab (maybe another replica): close this one.
@@ -232,17 +314,13 @@ class TableHub:
                 await holder.replace(conn)
 
     async def keep_alive(self, every: float) -> None:
-        """Shared store only: say which seats this replica holds, and pick up the tables whose
+        """Shared store only: say this replica is alive, and pick up the tables whose
         clock nobody runs any more (their replica died). Run under
         :func:`lexio_common.supervise.supervise`: a failure other than the store's is a bug,
         logged, and the loop starts again."""
         while True:
-            seats = [
-                [conn.room.table_id, conn.player_id]
-                for conn in list(self.connections)
-                if conn.room is not None and conn.player_id is not None
-            ]
-            await self.bus.publish({"kind": "alive", "replica": self.replica, "seats": seats})
+            await self.bus.publish({"kind": "alive", "replica": self.replica})
+            self.services.heartbeats.forget_dead()
             with background_pass():
                 await self.sweep()
             await asyncio.sleep(every)
@@ -343,7 +421,7 @@ class TableHub:
                 now - retention, now - 2 * retention, RECORD_EXPIRY_BATCH
             )
             for table_id in batch.expired + batch.purged:
-                self._evict(table_id)
+                await self._evict(table_id)
             RECORDS_EXPIRED.inc(len(batch.expired))
             done.expired.extend(batch.expired)
             done.purged.extend(batch.purged)
@@ -357,12 +435,12 @@ class TableHub:
             )
         return done
 
-    def _evict(self, table_id: str) -> None:
+    async def _evict(self, table_id: str) -> None:
         """Forget a table whose record is gone (a connection still in its room keeps the old
         object, whose next write fails on the version: the store's tombstone is newer)."""
-        room = self.rooms.pop(table_id, None)
+        room = self.rooms.get(table_id)
         if room is not None:
-            room.stop_clock()
+            await self._release(room)
 
     # Seating ------------------------------------------------------------------------------
 
@@ -374,9 +452,9 @@ class TableHub:
         self, conn: Connection, lobby_table: LobbyTable, code: str, player_id: str, name: str
     ) -> str:
         """Mint the seat's token and move the connection into the table's room."""
-        room = await self.room(lobby_table.table_id)
-        if room is None:
-            record = TableRecord(
+        room = self.rooms.get(lobby_table.table_id) or await self._hold(
+            lobby_table.table_id,
+            new=TableRecord(
                 lobby_table.table_id,
                 lobby_table.game,
                 code,
@@ -384,9 +462,9 @@ class TableHub:
                 min_seats=lobby_table.min_seats,
                 max_seats=lobby_table.max_seats,
                 options=dict(lobby_table.options),
-            )
-            await self.store.create_table(record)
-            room = self.rooms.setdefault(record.table_id, TableRoom(self.services, record))
+            ),
+        )
+        assert room is not None  # created if it did not exist
         room.lobby_table = lobby_table
         token = secrets.token_urlsafe(32)
         await self.store.add_token(token_hash(token), SeatToken(room.table_id, player_id, name))
@@ -486,7 +564,7 @@ class TableHub:
         if room.record.status is TableStatus.EXPIRED:
             # Only the review tells a late visitor that the record expired; here the seat
             # is simply gone.
-            self._evict(room.table_id)
+            await self._evict(room.table_id)
             raise ProtocolError("bad_token")
         if room.record.status is TableStatus.OPEN:
             try:
@@ -562,16 +640,15 @@ class TableHub:
         room = conn.room
         if room is not None and conn.seat is not None:
             await room.detach(conn)
-            self._forget_if_done(room)
+            await self._forget_if_done(room)
         conn.room = None
 
-    def _forget_if_done(self, room: TableRoom) -> None:
-        """A finished game nobody here watches leaves memory; it stays in the store for
-        anyone who comes back to reread it (the soak showed ~180 KiB kept per finished game)."""
+    async def _forget_if_done(self, room: TableRoom) -> None:
+        """A finished game nobody here watches leaves memory (and this replica's bus); it
+        stays in the store for anyone who comes back to reread it (the soak showed ~180 KiB
+        kept per finished game)."""
         if room.record.status is TableStatus.OVER and not room.connections:
-            room.stop_clock()
-            if self.rooms.get(room.table_id) is room:
-                del self.rooms[room.table_id]
+            await self._release(room)
 
     async def shutdown(self) -> None:
         """Tell every client to come back later, and stop the clocks."""

@@ -100,6 +100,20 @@ BUS_NOTICE_DELAY: Final = Histogram(
 )
 #: Whose commit a notice is (see BUS_NOTICE_DELAY).
 BUS_NOTICE_SOURCES: Final = ("other", "own")
+BUS_NOTICE_KINDS: Final = (
+    "event", "changed", "seats", "presence", "taken", "who", "here", "alive", "other",
+)  # fmt: skip
+"""What a notice says (bus.py); a kind not listed (a later release's) counts as "other"."""
+BUS_NOTICES: Final = Counter(
+    "lexio_gateway_bus_notices_total",
+    "Notices this replica received from the bus, by kind: with the per-table bus (issue 28) "
+    "only those of the tables it holds, and the replicas' heartbeats.",
+    ["kind"],
+)
+BUS_TABLES_FOLLOWED: Final = Gauge(
+    "lexio_gateway_bus_tables_followed",
+    "Tables whose bus channel this replica subscribes to: those it holds a room of.",
+)
 GAMES_ENDED: Final = Counter(
     "lexio_gateway_games_ended_total",
     "Games that ended, by game and the game's cause (each game's adapter names its causes: "
@@ -190,6 +204,8 @@ def _initialise_gateway() -> None:
         RECONNECTS.labels(mode=mode)
     for source in BUS_NOTICE_SOURCES:
         BUS_NOTICE_DELAY.labels(source=source)
+    for kind in BUS_NOTICE_KINDS:
+        BUS_NOTICES.labels(kind=kind)
     for outcome in REVIEW_OUTCOMES_BEFORE_A_TABLE:
         REVIEW_SECONDS.labels(game=REVIEW_UNKNOWN_GAME, outcome=outcome)
 

@@ -1,22 +1,20 @@
-"""Who of a table's seats is connected: to this replica, or lately heard of on another.
+"""Who of a table's seats is connected: to this replica, or to another one that is alive.
 
 Presence is what a game's absence rule (if it has one) and the seats' dots read. With several
-replicas every replica says which seats it holds when a socket comes or goes and every
-keep-alive; a seat counts as present elsewhere for a while after its last word. Silence is not
-absence while this replica cannot hear the others (its bus is down), and a seat this replica
-has just learnt of is neither present nor absent until every live replica has had time to speak.
+replicas, a replica announces on the table's channel each seat that connects to it or leaves;
+one that starts holding a table asks who is where (``who``), and the replicas holding the
+table's seats answer (``here``); a seat counts as present elsewhere while that replica is alive
+(heartbeats.py). Silence is not absence while this replica cannot hear the others (its bus is
+down), and a seat this replica has just learnt of is neither present nor absent until the
+others have had time to answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
 
 from lexio_gateway.connection import Connection
 from lexio_gateway.services import RoomServices
-
-UNKNOWN_REPLICA: Final = "?"
-"""In :attr:`Presence.remote`: "not heard of yet" — neither present nor absent until then."""
 
 
 class Presence:
@@ -25,25 +23,27 @@ class Presence:
         self._table_id = table_id
         self.connections: dict[str, Connection] = {}
         """This replica's live socket of each seated player."""
-        self.remote: dict[str, dict[str, float]] = {}
-        """Seats connected to other replicas: player → {replica: valid until}."""
+        self.remote: dict[str, set[str]] = {}
+        """The other replicas each seat is connected to, as they said."""
+        self.unknown: dict[str, float] = {}
+        """Seats not heard of yet, until when they count as neither present nor absent."""
         self.away_since: dict[str, float] = {}
         """When each absent player was last known to leave (or this replica learnt of them)."""
 
     def present(self, player_id: str) -> bool:
         if player_id in self.connections:
             return True
-        seen = self.remote.get(player_id)
-        if not seen:
+        replicas = self.remote.get(player_id)
+        if not replicas:
             return False
         if not self._services.bus.healthy:
             return True
-        now = self._services.clock()
-        return any(until > now for replica, until in seen.items() if replica != UNKNOWN_REPLICA)
+        alive = self._services.heartbeats.alive
+        return any(alive(replica) for replica in replicas)
 
     def unknown_until(self, player_id: str) -> float:
         """Until when this replica does not know yet whether the seat is connected elsewhere."""
-        return self.remote.get(player_id, {}).get(UNKNOWN_REPLICA, float("-inf"))
+        return self.unknown.get(player_id, float("-inf"))
 
     def absent_since(self, player_id: str, default: float) -> float | None:
         """None if the player is present; else since when they are away (``default`` if this
@@ -98,37 +98,37 @@ class Presence:
 
     def heard(self, player_id: str, replica: str, *, connected: bool) -> None:
         """A presence notice of another replica."""
-        seen = self.remote.setdefault(player_id, {})
+        self._services.heartbeats.heard(replica)
+        self.unknown.pop(player_id, None)
         if connected:
-            seen[replica] = self._services.clock() + self._services.settings.presence_ttl
+            self.remote.setdefault(player_id, set()).add(replica)
         else:
-            seen.pop(replica, None)
-            seen.pop(UNKNOWN_REPLICA, None)
+            self.remote.get(player_id, set()).discard(replica)
             self.away_since[player_id] = self._services.clock()
 
-    def still_there(self, player_id: str, replica: str) -> None:
-        """Another replica's keep-alive lists the seat."""
-        until = self._services.clock() + self._services.settings.presence_ttl
-        self.remote.setdefault(player_id, {})[replica] = until
+    def here(self, replica: str, player_ids: Iterable[str]) -> None:
+        """Another replica's answer to ``who``: the seats of the table connected to it now
+        (every other seat it may have been heard to hold has left it)."""
+        self._services.heartbeats.heard(replica)
+        connected = set(player_ids)
+        for player_id in connected:
+            self.remote.setdefault(player_id, set()).add(replica)
+            self.unknown.pop(player_id, None)
+        for player_id, replicas in self.remote.items():
+            if player_id not in connected:
+                replicas.discard(replica)
 
     def learn(self, player_ids: Iterable[str]) -> None:
         """Seats this replica just learnt of (it loaded the table, or saw it start) may be
         connected to other replicas, which announced them before this one could hear. Until
-        those replicas' next word their presence is unknown: a game's clock waits that long
+        those replicas answer, their presence is unknown: a game's clock waits that long
         before judging one of them absent."""
         if not self._services.store.shared:
             return
         until = self._services.clock() + self._services.settings.presence_unknown
         for player_id in player_ids:
             if player_id not in self.connections:
-                self.remote.setdefault(player_id, {}).setdefault(UNKNOWN_REPLICA, until)
-
-    def extend_remote(self, until: float) -> None:
-        """After a break in the bus: give every seat seen elsewhere until ``until`` to be
-        heard of again (its replica says so every few seconds)."""
-        for seen in self.remote.values():
-            for replica, valid in seen.items():
-                seen[replica] = max(valid, until)
+                self.unknown.setdefault(player_id, until)
 
     def everyone_away(self, player_ids: Iterable[str]) -> None:
         """The table was orphaned (its replica died): nobody is known to be anywhere."""

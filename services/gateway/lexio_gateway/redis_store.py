@@ -29,7 +29,7 @@ from typing import Any, Final, TypeVar
 import redis.asyncio as aioredis
 
 from lexio_common import redis_client
-from lexio_gateway.bus import CHANNEL, ORIGIN
+from lexio_gateway.bus import ORIGIN, table_channel
 from lexio_gateway.records import (
     ActionReply,
     SeatToken,
@@ -99,7 +99,7 @@ if ARGV[9] ~= '' then
   -- replica: its last character is the closing brace.
   local now = redis.call('TIME')
   local at = now[1] .. '.' .. string.format('%06d', tonumber(now[2]))
-  redis.call('PUBLISH', KEYS[6], string.sub(ARGV[9], 1, -2) .. ',"committed_at":' .. at .. '}')
+  redis.call('SPUBLISH', KEYS[6], string.sub(ARGV[9], 1, -2) .. ',"committed_at":' .. at .. '}')
 end
 return 1
 """
@@ -244,7 +244,7 @@ class RedisTableStore:
             f"{PREFIX}deadlines",
             f"{PREFIX}playing",
             reply_key or f"{PREFIX}r:none",
-            CHANNEL,
+            table_channel(record.table_id),
             LOBBY_CLOSES,
             ENDED,
             self._tokens_key(record.table_id),

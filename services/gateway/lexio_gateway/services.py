@@ -10,6 +10,7 @@ from typing import Any
 
 from lexio_gateway.bus import Bus
 from lexio_gateway.games import GameAdapter
+from lexio_gateway.heartbeats import Heartbeats
 from lexio_gateway.lobby_client import LobbyClient
 from lexio_gateway.store import TableStore
 
@@ -26,9 +27,10 @@ class TableSettings:
     ``replay_events``) are read from the store, which holds every event."""
     retry_after_unavailable: float = 1.0
     presence_ttl: float = 10.0
-    """A seat connected to another replica counts as present this long after its last word."""
+    """A replica counts as alive (and the seats connected to it as present) this long after
+    its last word."""
     keep_alive: float = 2.0
-    """Every replica repeats the seats it holds this often (shared store only)."""
+    """Every replica says it is alive this often (shared store only)."""
     resumes_in_flight: int = 16
     """Seats resumed at once; the others come back wait their turn (admission.py)."""
     resume_patience: float = 5.0
@@ -37,7 +39,8 @@ class TableSettings:
     @property
     def presence_unknown(self) -> float:
         """How long a replica that just learnt of a table's seats waits to hear where they
-        are before it judges one absent: every live replica speaks within a keep-alive."""
+        are before it judges one absent: the replicas holding them answer its ``who`` at once,
+        and repeat what they hold after a break in the bus."""
         return 1.5 * self.keep_alive
 
 
@@ -80,3 +83,5 @@ class RoomServices:
     replica: str
     """This process, among the gateway replicas sharing the store."""
     lifecycle: Lifecycle
+    heartbeats: Heartbeats
+    """Which other replicas are alive."""
