@@ -205,6 +205,7 @@ def hop_table(before: dict[str, Scrape], after: dict[str, Scrape]) -> dict[str, 
 
 
 BUS_DELAY = "lexio_gateway_bus_notice_delay_seconds"
+BUS_NOTICES = "lexio_gateway_bus_notices"  # a counter's family name, without _total
 
 
 def replica_table(
@@ -227,6 +228,8 @@ def replica_table(
             delta = histogram_delta(was, now, metric, match)
             if delta.count > 0:
                 row[key] = _hop(delta)
+        # What the per-table bus (issue 28) cuts: the notices this replica had to read.
+        row["bus_notices"] = {"count": histogram_delta(was, now, BUS_NOTICES).count}
         out[name] = row
     for name in roles.get("lobby", []):
         delta = histogram_delta(
@@ -407,8 +410,10 @@ def _drive(
         "book": str(book) if book else None,
     }
     if "urls" in {f.name for f in fields(Plan)}:
-        # Seat i of table n on urls[(n + i) % len(urls)]: a balancer without stickiness.
+        # Seat i of table n on urls[(n + i) % len(urls)]: a balancer without stickiness
+        # (--spread table: every seat of table n on urls[n % len(urls)]).
         plan_fields["urls"] = stack.gateway_urls
+        plan_fields["spread"] = args.spread
     pipes = []
     processes = []
     for share in shares:
@@ -513,6 +518,7 @@ def _drive(
     out["hops"] = hop_table(scrapes["before"], scrapes["after"])
     out["replicas"] = replica_table(scrapes["before"], scrapes["after"])
     out["processes"] = watch.window(measure_from, stop_at)
+    out["window_seconds"] = stop_at - measure_from
     out["processes_whole_run"] = watch.window(start_at, time.monotonic())
     out["rss_series"] = rss_series
     out["alive_at_end"] = stack.alive()
@@ -741,6 +747,9 @@ def print_replicas(report: dict[str, Any]) -> None:
             print(f"  {name:10} {cpu}  turn {quantiles(row.get('turn'))}")
             print(f"  {'':10} bus notice delay: other {quantiles(row.get('bus_other'))}; "
                   f"own {quantiles(row.get('bus_own'))}")  # fmt: skip
+            heard = row.get("bus_notices", {}).get("count", 0.0)
+            window = report.get("window_seconds") or float("nan")
+            print(f"  {'':10} bus notices heard {heard:,.0f} ({heard / window:,.1f}/s)")
         elif role_of(name) == "lobby":
             print(f"  {name:10} {cpu}  RPC  {quantiles(row.get('rpc'))}")
         else:
@@ -779,6 +788,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--gateways", type=int, default=2, help="gateway replicas (prod)")
     parser.add_argument("--lobbies", type=int, default=2, help="lobby replicas (prod)")
+    parser.add_argument(
+        "--spread",
+        choices=["seat", "table"],
+        default="seat",
+        help="prod: each seat of a table on the next gateway (seat), or a table's seats on one",
+    )
     parser.add_argument("--workers", type=int, default=2, help="generator processes")
     parser.add_argument("--refuse-rate", type=float, default=0.03)
     parser.add_argument("--exchange-rate", type=float, default=0.03)

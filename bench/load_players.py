@@ -190,7 +190,11 @@ class Plan:
     """A book of games found ahead of time (load_scripts): Lexio seats replay its moves."""
     urls: list[str] = field(default_factory=list)
     """The gateway replicas (empty: ``[url]``). Seat i of table n opens on
-    ``urls[(n + i) % len(urls)]``, and after a lost connection tries the next ones in turn."""
+    ``urls[(n + i) % len(urls)]`` (``spread`` "seat"; "table": on ``urls[n % len(urls)]``),
+    and after a lost connection tries the next ones in turn."""
+    spread: str = "seat"
+    """"seat": a balancer without stickiness (a table's seats on several replicas); "table":
+    one that keeps a table's seats together (by the invitation's path, say)."""
     give_up_after: float = 60.0
     """How long a seat keeps trying to reconnect, or to be answered other than ``unavailable``."""
 
@@ -624,7 +628,7 @@ class Table:
         try:
             urls = plan.gateways
             for i in range(self.players):
-                url = urls[(self.number + i) % len(urls)]
+                url = urls[(self.number + (i if plan.spread == "seat" else 0)) % len(urls)]
                 client = GatewayClient(self.session, url, None, keep_frames=FRAMES_KEPT)
                 seat = Seat(self, i, client)
                 self.seats.append(seat)

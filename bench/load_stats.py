@@ -50,11 +50,20 @@ Scrape = dict[str, dict[Labels, tuple[list[float], list[float], float]]]
 
 
 def scrape(url: str, timeout: float = 5.0) -> Scrape:
-    """Every histogram of one ``/metrics`` page."""
+    """Every histogram of one ``/metrics`` page, and every counter as a histogram of one
+    bucket (its count is the counter's value: :func:`histogram_delta` serves both)."""
     with urllib.request.urlopen(url, timeout=timeout) as response:
         text = response.read().decode()
     out: Scrape = {}
     for family in text_string_to_metric_families(text):
+        if family.type == "counter":
+            counters = out.setdefault(family.name, {})
+            for sample in family.samples:
+                if sample.name.endswith("_total"):
+                    labels = tuple(sorted(sample.labels.items()))
+                    value = float(sample.value)
+                    counters[labels] = ([float("inf")], [value], value)
+            continue
         if family.type != "histogram":
             continue
         series: dict[Labels, dict[str, object]] = {}
