@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Final
 
@@ -17,6 +16,7 @@ from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
 from lexio_gateway.games import GameAdapter, GameUnavailableError, OptionValue
 from lexio_gateway.heartbeats import Heartbeats
+from lexio_gateway.holding import HeldTables
 from lexio_gateway.lobby_client import LobbyClient, LobbyError, LobbyTable
 from lexio_gateway.metrics import ACTIVE_TABLES, RECORDS_EXPIRED
 from lexio_gateway.protocol import ProtocolError
@@ -85,10 +85,8 @@ class TableHub:
             lifecycle=self.lifecycle,
             heartbeats=Heartbeats(clock, settings.presence_ttl),
         )
-        self.rooms: dict[str, TableRoom] = {}
-        self._loading: Counter[str] = Counter()
-        """Tables being loaded (followed, not read yet), and how many times at once."""
-        self._heard_while_loading: set[str] = set()
+        self.held = HeldTables(self.services)
+        self.rooms: dict[str, TableRoom] = self.held.rooms
         self.connections: set[Connection] = set()
         self._games: dict[str, bool] = {}
         self._games_at = float("-inf")
@@ -143,65 +141,9 @@ class TableHub:
         return self._games
 
     async def room(self, table_id: str) -> TableRoom | None:
-        """The table's room, loaded (and from then on followed on the bus) if not held yet;
+        """The table's room, loaded (and from then on heard on the bus) if not held yet;
         None if there is no such table."""
-        return self.rooms.get(table_id) or await self._hold(table_id)
-
-    async def _hold(self, table_id: str, new: TableRecord | None = None) -> TableRoom | None:
-        """Start holding a table: follow its notices, then read it (or create ``new`` if it
-        does not exist). Following first, no commit falls between the read and the first
-        notice heard; one heard while reading (and dropped: no room yet) makes the room read
-        the table again."""
-        self._loading[table_id] += 1
-        try:
-            await self.bus.follow(table_id)
-            record = await self.store.get_table(table_id)
-            if record is None and new is not None:
-                await self.store.create_table(new)
-                record = new
-        except BaseException:
-            self._loaded(table_id)
-            await self._unfollow_unless_held(table_id)
-            raise
-        self._loaded(table_id)
-        if record is None:
-            await self._unfollow_unless_held(table_id)
-            return None
-        room = self.rooms.get(table_id)
-        if room is None:
-            room = self.rooms[table_id] = TableRoom(self.services, record)
-            room.presence.learn(p.player_id for p in record.players)
-            if record is not new:
-                await self._ask_who(room)
-        if table_id in self._heard_while_loading and table_id not in self._loading:
-            self._heard_while_loading.discard(table_id)
-            async with room.lock:
-                await room.refresh()
-        return room
-
-    def _loaded(self, table_id: str) -> None:
-        self._loading[table_id] -= 1
-        if not self._loading[table_id]:
-            del self._loading[table_id]
-
-    async def _unfollow_unless_held(self, table_id: str) -> None:
-        if table_id not in self.rooms and table_id not in self._loading:
-            self._heard_while_loading.discard(table_id)
-            await self.bus.unfollow(table_id)
-
-    async def _release(self, room: TableRoom) -> None:
-        """Hold the table no more: its clock stops, its notices are not heard here."""
-        room.stop_clock()
-        if self.rooms.get(room.table_id) is room:
-            del self.rooms[room.table_id]
-            await self._unfollow_unless_held(room.table_id)
-
-    async def _ask_who(self, room: TableRoom) -> None:
-        """Ask the replicas holding the table's seats to say which (shared store only)."""
-        if self.store.shared:
-            await self.bus.publish(
-                {"kind": "who", "table_id": room.table_id, "replica": self.replica}
-            )
+        return await self.held.room(table_id)
 
     async def recover(self) -> int:
         """After a restart: every game in play resumes its clock; nobody is connected yet.
@@ -229,8 +171,7 @@ class TableHub:
         elif kind == "taken":
             await self._taken_elsewhere(notice)
         elif (room := self.rooms.get(notice["table_id"])) is None:
-            if notice["table_id"] in self._loading:
-                self._heard_while_loading.add(notice["table_id"])
+            self.held.missed(notice["table_id"])
         elif kind in ("event", "changed"):
             await room.on_notice(notice)
         elif kind == "seats":
@@ -277,7 +218,7 @@ class TableHub:
                 await held.resync()
             except (StoreUnavailableError, GameUnavailableError):
                 failed += 1
-            await self._ask_who(held)
+            await self.held.ask_who(held)
         if failed:
             raise StoreUnavailableError(f"{failed} of {len(rooms)} tables not caught up")
 
@@ -440,7 +381,7 @@ class TableHub:
         object, whose next write fails on the version: the store's tombstone is newer)."""
         room = self.rooms.get(table_id)
         if room is not None:
-            await self._release(room)
+            await self.held.release(room)
 
     # Seating ------------------------------------------------------------------------------
 
@@ -452,7 +393,7 @@ class TableHub:
         self, conn: Connection, lobby_table: LobbyTable, code: str, player_id: str, name: str
     ) -> str:
         """Mint the seat's token and move the connection into the table's room."""
-        room = self.rooms.get(lobby_table.table_id) or await self._hold(
+        room = self.rooms.get(lobby_table.table_id) or await self.held.hold(
             lobby_table.table_id,
             new=TableRecord(
                 lobby_table.table_id,
@@ -648,7 +589,7 @@ class TableHub:
         stays in the store for anyone who comes back to reread it (the soak showed ~180 KiB
         kept per finished game)."""
         if room.record.status is TableStatus.OVER and not room.connections:
-            await self._release(room)
+            await self.held.release(room)
 
     async def shutdown(self) -> None:
         """Tell every client to come back later, and stop the clocks."""
