@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from lexio_testing import LoopThread, RedisServer
+from lexio_testing import LoopThread, RedisServer, eventually
 
 from lexio_common import redis_client
 from lexio_gateway.bus import CHANNEL, RedisBus, table_channel
@@ -41,14 +40,6 @@ class Replica:
             self.failing_kind = ""
             raise RuntimeError("a bug in a notice's handling")
         self.notices.append(notice)
-
-
-async def _until(condition: Any, what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not so after {timeout} s: {what}")
-        await asyncio.sleep(0.02)
 
 
 def _bus(redis_server: RedisServer) -> RedisBus:
@@ -84,12 +75,12 @@ def test_a_failing_resync_is_retried_until_it_succeeds_and_only_then_is_the_bus_
     async def scenario() -> None:
         replica = Replica(failing_resyncs=3)
         async with running(redis_server, replica) as (bus, publisher, task):
-            await _until(lambda: replica.resyncs >= 1, "a first resync")
+            await eventually(lambda: replica.resyncs >= 1, "a first resync")
             assert not bus.healthy
-            await _until(lambda: bus.healthy, "healthy once a resync succeeded")
+            await eventually(lambda: bus.healthy, "healthy once a resync succeeded")
             assert replica.resyncs == 4
             await publisher.publish({"kind": "event", "n": 1})
-            await _until(lambda: replica.notices == [{"kind": "event", "n": 1}], "delivered")
+            await eventually(lambda: replica.notices == [{"kind": "event", "n": 1}], "delivered")
             assert bus.last_notice_at is not None
         assert task.cancelled()
 
@@ -102,10 +93,10 @@ def test_a_notice_that_fails_is_followed_by_a_resync_and_the_bus_goes_on(
     async def scenario() -> None:
         replica = Replica(failing_kind="poison")
         async with running(redis_server, replica) as (bus, publisher, task):
-            await _until(lambda: bus.healthy, "subscribed")
+            await eventually(lambda: bus.healthy, "subscribed")
             await publisher.publish({"kind": "poison"})
             await publisher.publish({"kind": "event", "n": 2})
-            await _until(lambda: replica.notices == [{"kind": "event", "n": 2}], "next notice")
+            await eventually(lambda: replica.notices == [{"kind": "event", "n": 2}], "next notice")
             assert replica.resyncs == 2  # the first subscription's, then the poison's
             assert bus.healthy and not task.done()
 
@@ -118,11 +109,11 @@ def test_a_killed_subscription_is_made_again_counted_and_followed_by_a_resync(
     async def scenario() -> None:
         replica = Replica()
         async with running(redis_server, replica) as (bus, _, _task):
-            await _until(lambda: bus.healthy, "subscribed")
+            await eventually(lambda: bus.healthy, "subscribed")
             reconnects = BUS_RECONNECTS._value.get()
             assert b":1" in redis_server.command("CLIENT", "KILL", "TYPE", "pubsub")
-            await _until(lambda: replica.resyncs == 2, "a resync after the new subscription")
-            await _until(lambda: bus.healthy, "healthy again")
+            await eventually(lambda: replica.resyncs == 2, "a resync after the new subscription")
+            await eventually(lambda: bus.healthy, "healthy again")
             assert BUS_RECONNECTS._value.get() == reconnects + 1
             reply = redis_server.command("PUBSUB", "NUMSUB", CHANNEL)
             assert reply.endswith(b":1\r\n")
@@ -144,7 +135,7 @@ def test_a_replica_hears_only_the_tables_it_follows_and_none_once_it_unfollows(
     async def scenario() -> None:
         replica = Replica()
         async with running(redis_server, replica) as (bus, publisher, _task):
-            await _until(lambda: bus.healthy, "subscribed")
+            await eventually(lambda: bus.healthy, "subscribed")
             await bus.follow("t-held")
             assert bus.followed == {"t-held"}
             assert _shard_subscribers(redis_server, "t-held") == 1
@@ -153,13 +144,13 @@ def test_a_replica_hears_only_the_tables_it_follows_and_none_once_it_unfollows(
             await publisher.publish({"kind": "event", "table_id": "t-held", "n": 1})
             await publisher.publish({"kind": "event", "table_id": "t-other", "n": 2})
             await publisher.publish({"kind": "alive", "replica": "r2"})
-            await _until(lambda: len(replica.notices) == 2, "the held table's and the site's")
+            await eventually(lambda: len(replica.notices) == 2, "the held table's and the site's")
             assert [n.get("n") for n in replica.notices] == [1, None]
             await bus.unfollow("t-held")
-            await _until(lambda: _shard_subscribers(redis_server, "t-held") == 0, "unfollowed")
+            await eventually(lambda: _shard_subscribers(redis_server, "t-held") == 0, "unfollowed")
             await publisher.publish({"kind": "event", "table_id": "t-held", "n": 3})
             await publisher.publish({"kind": "alive", "replica": "r2"})
-            await _until(lambda: len(replica.notices) == 3, "the next heartbeat")
+            await eventually(lambda: len(replica.notices) == 3, "the next heartbeat")
             assert replica.notices[-1]["kind"] == "alive" and bus.followed == frozenset()
 
     loop_thread.run(scenario(), timeout=30)
@@ -174,18 +165,14 @@ def test_a_follow_right_after_an_unfollow_is_heard(
     async def scenario() -> None:
         replica = Replica()
         async with running(redis_server, replica) as (bus, publisher, _task):
-            await _until(lambda: bus.healthy, "subscribed")
+            await eventually(lambda: bus.healthy, "subscribed")
             for n in range(20):
                 await bus.follow("t-1")
                 await bus.unfollow("t-1")
                 await bus.follow("t-1")
-                await publisher.publish({"kind": "event", "table_id": "t-1", "n": n})
-                await _until(
-                    lambda n=n: (
-                        replica.notices[-1:] == [{"kind": "event", "table_id": "t-1", "n": n}]
-                    ),
-                    f"notice {n}",
-                )
+                notice = {"kind": "event", "table_id": "t-1", "n": n}
+                await publisher.publish(notice)
+                await eventually(lambda: replica.notices[-1:] == [notice], f"notice {n}")  # noqa: B023 - awaited here
             assert _shard_subscribers(redis_server, "t-1") == 1
 
     loop_thread.run(scenario(), timeout=60)
@@ -197,15 +184,15 @@ def test_after_a_killed_subscription_every_followed_table_is_followed_again(
     async def scenario() -> None:
         replica = Replica()
         async with running(redis_server, replica) as (bus, publisher, _task):
-            await _until(lambda: bus.healthy, "subscribed")
+            await eventually(lambda: bus.healthy, "subscribed")
             for table_id in ("t-1", "t-2", "t-3"):
                 await bus.follow(table_id)
             assert b":1" in redis_server.command("CLIENT", "KILL", "TYPE", "pubsub")
-            await _until(lambda: replica.resyncs == 2, "a resync after the new subscription")
-            await _until(lambda: bus.healthy, "healthy again")
+            await eventually(lambda: replica.resyncs == 2, "a resync after the new subscription")
+            await eventually(lambda: bus.healthy, "healthy again")
             assert [_shard_subscribers(redis_server, t) for t in ("t-1", "t-2", "t-3")] == [1] * 3
             await publisher.publish({"kind": "event", "table_id": "t-2", "n": 1})
-            await _until(
+            await eventually(
                 lambda: replica.notices == [{"kind": "event", "table_id": "t-2", "n": 1}],
                 "heard again",
             )
@@ -221,11 +208,11 @@ def test_a_failing_notice_of_one_table_resyncs_that_table_only(
     async def scenario() -> None:
         replica = Replica(failing_kind="poison")
         async with running(redis_server, replica) as (bus, publisher, task):
-            await _until(lambda: bus.healthy, "subscribed")
+            await eventually(lambda: bus.healthy, "subscribed")
             await bus.follow("t-1")
             await publisher.publish({"kind": "poison", "table_id": "t-1"})
             await publisher.publish({"kind": "event", "table_id": "t-1", "n": 2})
-            await _until(
+            await eventually(
                 lambda: replica.notices[-1:] == [{"kind": "event", "table_id": "t-1", "n": 2}],
                 "next notice",
             )

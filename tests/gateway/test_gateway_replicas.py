@@ -24,6 +24,7 @@ from lexio_testing import (
     GatewayProcess,
     LoopThread,
     RedisServer,
+    eventually,
     free_port,
     replica_environment,
     site_games,
@@ -450,14 +451,6 @@ def _shard_subscribers(redis_server: RedisServer, table_id: str) -> int:
     return int(reply.rsplit(b":", 1)[1])
 
 
-async def _eventually(condition: Any, what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not so after {timeout} s: {what}")
-        await asyncio.sleep(0.05)
-
-
 @ON_REDIS
 def test_each_replica_hears_only_the_tables_it_holds_and_lets_a_finished_one_go(
     loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_server: RedisServer
@@ -475,7 +468,7 @@ def test_each_replica_hears_only_the_tables_it_holds_and_lets_a_finished_one_go(
                 assert _shard_subscribers(redis_server, alone) == 1
                 assert alone in first.hub.rooms and alone not in second.hub.rooms
                 await play_to_the_end([ana, bruno], bot(10))
-            await _eventually(
+            await eventually(
                 lambda: _shard_subscribers(redis_server, alone) == 0, "the finished table let go"
             )
             assert alone not in first.hub.rooms

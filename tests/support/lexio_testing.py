@@ -43,6 +43,7 @@ __all__ = [
     "RedisServer",
     "Restartable",
     "environment_without_lexio",
+    "eventually",
     "free_port",
     "restartable_engine",
     "site_games",
@@ -231,6 +232,17 @@ def restartable_engine(loop_thread: LoopThread, lexicon_address: str) -> Restart
         return start_engine(config)
 
     return Restartable(loop_thread, start)
+
+
+async def eventually(
+    condition: Callable[[], object], what: str, timeout: float = 10.0, every: float = 0.02
+) -> None:
+    """Poll ``condition`` until it holds; fail saying ``what`` did not come true."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not so after {timeout} s: {what}")
+        await asyncio.sleep(every)
 
 
 async def until_closed_in_the_lobby(client: GatewayClient, code: str, timeout: float = 30) -> None:
