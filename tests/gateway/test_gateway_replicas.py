@@ -10,6 +10,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+import redis
 from gateway_play import (
     bot,
     play_one_turn,
@@ -501,5 +502,58 @@ def test_a_replica_that_starts_holding_a_table_learns_who_is_connected_elsewhere
             assert room.presence.remote == {ana.player: {first.hub.replica}}
             assert second.hub.services.heartbeats.alive(first.hub.replica)
             assert room.presence.present(ana.player)
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+# A commit Redis acknowledged and then lost (issue 28, item 3) ------------------------------
+
+
+async def _accepted_within(act: Any, seconds: float) -> bool:
+    """Try ``act`` until it is accepted or ``seconds`` have passed."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            await act()
+            return True
+        except ServerError:
+            await asyncio.sleep(0.5)
+    return False
+
+
+@ON_REDIS
+@pytest.mark.xfail(
+    strict=True,
+    reason="known defect, found 2026-12-02: a table whose last acknowledged commit Redis lost "
+    "stalls (the gateways keep the newer state in memory: the mover by it is answered "
+    "`unavailable`, the mover by Redis `not_your_turn`) until the gateways restart",
+)
+def test_a_table_whose_last_acknowledged_commit_redis_lost_plays_on(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_server: RedisServer
+) -> None:
+    """What an asynchronous failover, or a machine crash with `appendfsync everysec`, can do:
+    Redis comes back without the last commit the gateways acknowledged. The game must go on
+    from what Redis has (the lost move undone, every seat told), not stall. The loss is made
+    by putting the table's keys back as they were before that commit (DUMP, RESTORE)."""
+    first, second = gateway_factory(seed=10), gateway_factory(seed=10)
+    store = redis.Redis.from_url(redis_server.url)
+
+    async def scenario() -> None:
+        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
+            table_id = ana.table["table_id"]
+            player = bot(10)
+            await play_one_turn([ana, bruno], player)
+            keys = [f"lexio:gw:t:{table_id}", f"lexio:gw:ev:{table_id}"]
+            before = [(key, store.dump(key)) for key in keys]
+            await play_one_turn([ana, bruno], player)  # Bruno's move, acknowledged...
+            assert bruno.log[-1]["seat"] == 1
+            for key, dumped in before:  # ...and lost
+                assert dumped is not None
+                store.restore(key, 0, dumped, replace=True)
+            # By Redis it is Bruno's turn again: his pass must be taken, and the table go on.
+            assert await _accepted_within(bruno.pass_turn, 5.0)
+            async with GatewayClient.connect(first.url, token=ana.token) as again:
+                await again.wait_for(lambda f: f["type"] in ("snapshot", "view"), since=0)
+                assert [(e["kind"], e["seat"]) for e in again.log] == [("place", 0), ("pass", 1)]
 
     loop_thread.run(scenario(), timeout=60)
