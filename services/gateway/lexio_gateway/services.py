@@ -39,8 +39,8 @@ class TableSettings:
     @property
     def presence_unknown(self) -> float:
         """How long a replica that just learnt of a table's seats waits to hear where they
-        are before it judges one absent: the replicas holding them answer its ``who`` at once,
-        and repeat what they hold after a break in the bus."""
+        are before it judges one absent: the replicas holding them answer its ``who`` at once
+        (and it asks again after a break in its bus)."""
         return 1.5 * self.keep_alive
 
 
