@@ -30,6 +30,7 @@ from lexio_testing import (
     replica_environment,
     site_games,
 )
+from prometheus_client import REGISTRY
 
 from lexio_client import GatewayClient, ServerError
 from lexio_engine.server import RunningEngine
@@ -522,12 +523,6 @@ async def _accepted_within(act: Any, seconds: float) -> bool:
 
 
 @ON_REDIS
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect, found 2026-12-02: a table whose last acknowledged commit Redis lost "
-    "stalls (the gateways keep the newer state in memory: the mover by it is answered "
-    "`unavailable`, the mover by Redis `not_your_turn`) until the gateways restart",
-)
 def test_a_table_whose_last_acknowledged_commit_redis_lost_plays_on(
     loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_server: RedisServer
 ) -> None:
@@ -537,6 +532,7 @@ def test_a_table_whose_last_acknowledged_commit_redis_lost_plays_on(
     by putting the table's keys back as they were before that commit (DUMP, RESTORE)."""
     first, second = gateway_factory(seed=10), gateway_factory(seed=10)
     store = redis.Redis.from_url(redis_server.url)
+    rewound_before = _rewound()
 
     async def scenario() -> None:
         async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
@@ -552,8 +548,78 @@ def test_a_table_whose_last_acknowledged_commit_redis_lost_plays_on(
                 store.restore(key, 0, dumped, replace=True)
             # By Redis it is Bruno's turn again: his pass must be taken, and the table go on.
             assert await _accepted_within(bruno.pass_turn, 5.0)
+            after_loss = [("place", 0), ("pass", 1)]
+            # Both seats, still connected, were told the table as Redis has it (a snapshot:
+            # the lost move's event was theirs already), and so is a seat coming back.
+            await eventually(lambda: _kinds(ana.log) == after_loss, "Ana told", 5.0)
+            await eventually(lambda: _kinds(bruno.log) == after_loss, "Bruno told", 5.0)
+            # And it plays on, on both replicas: Ana's turn.
+            await play_one_turn([ana, bruno], player)
+            assert _kinds(bruno.log)[-1][1] == 0 and len(bruno.log) == 3
             async with GatewayClient.connect(first.url, token=ana.token) as again:
                 await again.wait_for(lambda f: f["type"] in ("snapshot", "view"), since=0)
-                assert [(e["kind"], e["seat"]) for e in again.log] == [("place", 0), ("pass", 1)]
+                assert _kinds(again.log) == _kinds(bruno.log)
+        # Each replica found the table rewound (both run in this process: one registry).
+        assert _rewound() - rewound_before == 2
 
     loop_thread.run(scenario(), timeout=60)
+
+
+@ON_REDIS
+def test_a_replica_that_hears_of_a_lost_commit_only_after_later_ones_takes_it_back(
+    loop_thread: LoopThread,
+    gateway_factory: GatewayFactory,
+    redis_server: RedisServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The harder case of the test above: when the first replica looks, the store has moved
+    past the lost commit's version by other commits, so neither "older" nor "same version"
+    gives the loss away; the first's last event told, compared with the store's, does. Its
+    room is kept busy (its lock held) while the other replica plays two moves."""
+    first, second = gateway_factory(seed=10), gateway_factory(seed=10)
+    store = redis.Redis.from_url(redis_server.url)
+    urls = [first.url, second.url, second.url]
+
+    async def scenario() -> None:
+        async with started_game(urls, ["Ana", "Bruno", "Carla"]) as (ana, bruno, carla):
+            table_id = ana.table["table_id"]
+            seats = [ana, bruno, carla]
+            player = bot(10)
+            await play_one_turn(seats, player)  # Ana's
+            keys = [f"lexio:gw:t:{table_id}", f"lexio:gw:ev:{table_id}"]
+            before = [(key, store.dump(key)) for key in keys]
+            await play_one_turn(seats, player)  # Bruno's, acknowledged, told to all...
+            room = await first.hub.room(table_id)
+            assert room is not None
+            lost = room.record
+            for key, dumped in before:  # ...and lost
+                assert dumped is not None
+                store.restore(key, 0, dumped, replace=True)
+            busy = room.lock
+            await busy.acquire()
+            try:
+                assert await _accepted_within(bruno.pass_turn, 5.0)
+                await carla.wait_view(carla.seq)
+                await carla.pass_turn()
+                stored = await second.hub.store.get_table(table_id)
+                assert stored is not None and stored.version == lost.version + 1
+            finally:
+                busy.release()
+            after_loss = [("place", 0), ("pass", 1), ("pass", 2)]
+            await eventually(lambda: _kinds(ana.log) == after_loss, "Ana told", 5.0)
+            await play_one_turn(seats, player)  # Ana's again, on the first replica
+            assert all(_kinds(s.log)[:3] == after_loss and len(s.log) == 4 for s in seats)
+
+    with caplog.at_level("WARNING", logger="lexio_gateway.room"):
+        loop_thread.run(scenario(), timeout=60)
+    rewinds = [r.__dict__ for r in caplog.records if r.getMessage().startswith("table rewound")]
+    # The second replica by its own act (the store older), the first by the event compared.
+    assert sorted(r["stored_version"] - r["held_version"] for r in rewinds) == [-1, 1]
+
+
+def _kinds(log: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    return [(e["kind"], e["seat"]) for e in log]
+
+
+def _rewound() -> float:
+    return REGISTRY.get_sample_value("lexio_gateway_tables_rewound_total") or 0.0

@@ -8,11 +8,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lexio_testing import LoopThread
+from lexio_testing import LoopThread, RedisServer, eventually
+from prometheus_client import REGISTRY
 
 from lexio_gateway.records import ActionReply, StoredEvent, TableRecord, TableStatus
 from lexio_gateway.redis_store import RedisTableStore
-from lexio_gateway.store import SqliteTableStore, TableStore, VersionConflictError
+from lexio_gateway.store import (
+    SqliteTableStore,
+    StoreUnavailableError,
+    TableStore,
+    VersionConflictError,
+)
 
 
 @pytest.fixture
@@ -56,6 +62,39 @@ def test_one_read_says_the_stored_version_and_whether_an_action_was_applied(
     loop_thread.run(scenario())
 
 
+@pytest.mark.parametrize("gateway_backend", ["redis"])
+def test_redis_compares_the_commit_that_wrote_a_version_too(
+    loop_thread: LoopThread, table_store: TableStore
+) -> None:
+    """After Redis lost a commit, the next one reuses its version: a replica that computed on
+    the lost one must be refused although its version matches (docs/replicas.md)."""
+    record = TableRecord("t1", "lexio", "ABCDE-FGHIJ", TableStatus.STARTED, version=3, commit="c3")
+
+    async def scenario() -> None:
+        await table_store.create_table(record)
+        lost = dataclasses.replace(record, version=4, commit="lost", parent="c3")
+        with pytest.raises(VersionConflictError):
+            await table_store.save_table(lost, 3, expected_commit="other")
+        await table_store.save_table(lost, 3, expected_commit="c3")
+        stored = await table_store.get_table("t1")
+        assert stored is not None and (stored.commit, stored.parent) == ("lost", "c3")
+        # What a failover does: the table as it was before "lost"; then another commit of
+        # version 4, with no commit id (None: the version alone, as a replica from before).
+        assert isinstance(table_store, RedisTableStore)
+        await table_store.client.hset(
+            table_store.table_key("t1"), mapping={"version": 3, "commit": "c3"}
+        )
+        await table_store.save_table(dataclasses.replace(lost, commit="next"), 3)
+        computed_on_lost = dataclasses.replace(lost, version=5, commit="late", parent="lost")
+        with pytest.raises(VersionConflictError):
+            await table_store.save_table(computed_on_lost, 4, expected_commit="lost")
+        await table_store.save_table(
+            dataclasses.replace(computed_on_lost, parent="next"), 4, expected_commit="next"
+        )
+
+    loop_thread.run(scenario())
+
+
 def test_the_sqlite_log_is_copied_off_the_event_loop_and_stays_bounded(
     loop_thread: LoopThread, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,3 +127,43 @@ def test_the_sqlite_log_is_copied_off_the_event_loop_and_stays_bounded(
     assert sizes[-1] < 2 * sizes[0], sizes
     loop_thread.run(store.close())
     assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
+    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """LEXIO_REDIS_WAIT_REPLICAS=1: a commit counts once Redis's replica has it. With the
+    replica gone it is still applied on the master (its reply stored: the action sent again
+    is answered from it), but answered as unavailable, never acknowledged, so that a failover
+    to a replica without it cannot lose an acknowledged move."""
+    replica_dir = tmp_path / "replica"
+    replica_dir.mkdir()
+    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # not 5 s
+    replica = RedisServer(str(replica_dir))
+    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
+    replica.start()
+    record = TableRecord("t1", "lexio", "ABCDE-FGHIJ", TableStatus.STARTED, version=3)
+    reply = ActionReply("p1", "r1", {"type": "ack", "id": "r1", "seq": 1})
+
+    async def scenario() -> None:
+        store = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=1.0)
+        try:
+            await store.create_table(record)
+            await eventually(lambda: b"state=online" in redis_server.command("INFO"), "online")
+            await store.save_table(dataclasses.replace(record, version=4), 3)
+            replica.stop(kill=True)
+            after = dataclasses.replace(record, version=5, seq=1)
+            with pytest.raises(StoreUnavailableError, match="replication"):
+                await store.save_table(after, 4, [StoredEvent(1, {"kind": "pass"})], reply)
+            assert await store.version_and_reply("t1", "p1", "r1") == (5, reply)
+        finally:
+            await store.close()
+
+    try:
+        loop_thread.run(scenario())
+    finally:
+        replica.stop()
+    waited = REGISTRY.get_sample_value(
+        "lexio_gateway_store_commit_seconds_count", {"outcome": "unreplicated"}
+    )
+    assert waited is not None and waited >= 1

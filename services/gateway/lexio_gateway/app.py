@@ -156,7 +156,12 @@ def _services(
         store: TableStore
         bus: Bus
         if config.redis_url:
-            store = RedisTableStore.from_url(config.redis_url, clock)
+            store = RedisTableStore.from_url(
+                config.redis_url,
+                clock,
+                wait_replicas=config.redis_wait_replicas,
+                wait_timeout=config.redis_wait_timeout,
+            )
             bus = RedisBus(
                 redis_client.connect(
                     config.redis_url,

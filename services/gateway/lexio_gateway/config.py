@@ -94,6 +94,11 @@ class GatewayConfig:
     shutdown_grace: float = 5.0
     redis_url: str = ""
     """Several replicas: the shared store and bus (empty: SQLite, one process)."""
+    redis_wait_replicas: int = 0
+    """Acknowledge a commit only once this many of Redis's replicas have it (Redis's WAIT):
+    then a failover loses no acknowledged move (docs/replicas.md). 0: Redis's default."""
+    redis_wait_timeout: float = 0.5
+    """Seconds a commit waits for those replicas before it is answered ``unavailable``."""
     ws_compress: bool = False
     """permessage-deflate: off by default, see docs/benchmarks.md (memory per connection)."""
     trust_forwarded_for: bool = False
@@ -144,6 +149,12 @@ class GatewayConfig:
             ),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
             redis_url=env_str("LEXIO_REDIS_URL", ""),
+            redis_wait_replicas=env_int(
+                "LEXIO_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas, minimum=0
+            ),
+            redis_wait_timeout=env_float(
+                "LEXIO_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout, minimum=0.001
+            ),
             ws_compress=env_str("LEXIO_GATEWAY_WS_COMPRESS", "") == "1",
             trust_forwarded_for=env_str("LEXIO_GATEWAY_TRUST_FORWARDED_FOR", "") == "1",
             require_origin=env_str("LEXIO_GATEWAY_REQUIRE_ORIGIN", "") == "1",

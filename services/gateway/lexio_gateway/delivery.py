@@ -59,6 +59,20 @@ class Delivery:
         stored = await self._services.store.events_after(self._table_id, max(0, seq - kept), kept)
         self.recent.extend(EncodedEvent.of(e.seq, e.entry) for e in stored)
 
+    def forget(self) -> None:
+        """The store lost events this replica kept (a failover, a crash): keep none."""
+        self.recent.clear()
+
+    async def agrees_with_store(self, seq: int) -> bool:
+        """Whether the last event kept here, up to ``seq``, is the store's (nothing kept: no
+        sign otherwise). One read; a commit the store lost leaves its events here only."""
+        kept = [e for e in self.recent if e.seq <= seq]
+        if not kept:
+            return True
+        last = kept[-1]
+        stored = await self._services.store.events_after(self._table_id, last.seq - 1, 1)
+        return bool(stored) and EncodedEvent.of(last.seq, stored[0].entry).frame == last.frame
+
     async def _events_after(self, seq: int, last: int) -> list[EncodedEvent]:
         """Events ``seq + 1`` to ``last``, in order (fewer if the store lacks some)."""
         seq = max(seq, 0)

@@ -59,6 +59,20 @@ CLOCK_EVENTS: Final = Counter(
     "for the action (see docs/operations.md).",
     ["game", "action"],
 )
+STORE_COMMIT_SECONDS: Final = Histogram(
+    "lexio_gateway_store_commit_seconds",
+    "A commit in the shared store (Redis), from the call to its answer, by outcome: applied, "
+    "conflict (another replica got there first), unreplicated (applied, but fewer replicas "
+    "than LEXIO_REDIS_WAIT_REPLICAS confirmed it in time: not acknowledged) or unavailable.",
+    ["outcome"],
+    buckets=LATENCY_BUCKETS,
+)
+STORE_COMMIT_OUTCOMES: Final = ("applied", "conflict", "unreplicated", "unavailable")
+TABLES_REWOUND: Final = Counter(
+    "lexio_gateway_tables_rewound_total",
+    "Tables this replica found older in the store than it had seen them: Redis lost commits "
+    "it had acknowledged (a failover, a crash). Each got its seats a snapshot and played on.",
+)
 RECONNECTS: Final = Counter(
     "lexio_gateway_reconnects_total", "Seats resumed with a token.", ["mode"]
 )
@@ -206,6 +220,8 @@ def _initialise_gateway() -> None:
         BUS_NOTICE_DELAY.labels(source=source)
     for kind in BUS_NOTICE_KINDS:
         BUS_NOTICES.labels(kind=kind)
+    for outcome in STORE_COMMIT_OUTCOMES:
+        STORE_COMMIT_SECONDS.labels(outcome=outcome)
     for outcome in REVIEW_OUTCOMES_BEFORE_A_TABLE:
         REVIEW_SECONDS.labels(game=REVIEW_UNKNOWN_GAME, outcome=outcome)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import math
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -54,11 +55,28 @@ class TableRecord:
     ended_at: float | None = None
     """When the game ended (Unix seconds; None before). The commit that ends it stores it: the
     record's retention counts from it."""
+    commit: str = ""
+    """Which commit wrote this version: a random id each (:func:`new_commit_id`). A store that
+    replicas share keeps it and compares it with the version: after Redis lost an
+    acknowledged commit, the next one reuses its version, and only this tells them apart
+    (docs/replicas.md, "What a failover can lose"). Not kept by a store of one gateway."""
+    parent: str = ""
+    """The commit this one was computed from (kept with it): a replica that held that one
+    knows, without reading more, that this one follows from what it told its seats."""
 
     @property
     def clock_due(self) -> float:
         """The clock's instant, or +inf when it never falls (stores sort tables by it)."""
         return self.clock.due if self.clock is not None else math.inf
+
+
+def new_commit_id() -> str:
+    """A commit's id: 64 random bits, so that two commits of one table never share one.
+
+    >>> len(new_commit_id()), new_commit_id() != new_commit_id()
+    (16, True)
+    """
+    return secrets.token_hex(8)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ n-th event at index n − 1), a reply key per applied action, the seat tokens, a
 in play and a sorted set of their clocks' next instants (its key, ``deadlines``, predates
 games with other clocks), a sorted set of the finished tables still to close in the lobby,
 and two of finished tables by their end instant for the records' retention (``ended``: to
-expire; ``expired``: the tombstones, to delete). A
-commit is one Lua script: compare the version, write, and publish the commit's notice — so
+expire; ``expired``: the tombstones, to delete). A commit is one Lua script: compare the
+version and the id of the commit that wrote it, write, and publish the commit's notice — so
 two replicas can never both apply an action, and every replica sees notices in commit order
 (stamped with the commit's instant by Redis's TIME: bus.py).
 
@@ -15,7 +15,12 @@ the commit that ends it makes its tokens (listed per table, ``tk:<table>``) perm
 records' retention deletes them (:meth:`RedisTableStore.expire_finished`).
 
 Durability is Redis's: run it with ``appendonly yes`` and ``appendfsync everysec`` (or
-``always``); docs/operations.md says what an operator must set.
+``always``); docs/operations.md says what an operator must set. Redis replicates
+asynchronously: a failover can lose the last commits a master acknowledged. With
+``wait_replicas`` (``LEXIO_REDIS_WAIT_REPLICAS``) a commit is acknowledged only once that many
+replicas have it (Redis's WAIT); one they did not confirm in time is answered as if Redis
+were unavailable, and its action, sent again, is answered from its stored reply or applied
+anew if the failover lost it (docs/replicas.md, "What a failover can lose").
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import redis.asyncio as aioredis
 
 from lexio_common import redis_client
 from lexio_gateway.bus import ORIGIN, table_channel
+from lexio_gateway.metrics import STORE_COMMIT_SECONDS
 from lexio_gateway.records import (
     ActionReply,
     SeatToken,
@@ -69,12 +75,16 @@ end
 return 0
 """
 
+# ARGV[14]: '=' and the commit id expected (empty: the version alone); ARGV[15], ARGV[16]:
+# the new commit's id and its parent's.
 _SAVE: Final = """
-local version = redis.call('HGET', KEYS[1], 'version')
-if version ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'meta', ARGV[3], 'state', ARGV[4])
+local held = redis.call('HMGET', KEYS[1], 'version', 'commit')
+if held[1] ~= ARGV[1] then return 0 end
+if ARGV[14] ~= '' and '=' .. (held[2] or '') ~= ARGV[14] then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'meta', ARGV[3], 'state', ARGV[4],
+  'commit', ARGV[15], 'parent', ARGV[16])
 local n = tonumber(ARGV[11])
-for i = 1, n do redis.call('RPUSH', KEYS[2], ARGV[13 + i]) end
+for i = 1, n do redis.call('RPUSH', KEYS[2], ARGV[16 + i]) end
 if ARGV[6] == 'started' then
   redis.call('ZADD', KEYS[3], ARGV[7], ARGV[5])
   redis.call('SADD', KEYS[4], ARGV[5])
@@ -154,18 +164,34 @@ def _text(value: Any) -> str:
 
 
 def _record(table_id: str, fields: dict[Any, Any]) -> TableRecord:
-    return record_from_fields(
+    record = record_from_fields(
         table_id, int(fields[b"version"]), fields.get(b"state", b""), json.loads(fields[b"meta"])
     )
+    # Fields of their own, beside the meta, for the commit script to compare without JSON
+    # (and as a replica from before commit ids leaves them: every replica reads the same).
+    record.commit = _text(fields.get(b"commit", b""))
+    record.parent = _text(fields.get(b"parent", b""))
+    return record
 
 
 class RedisTableStore:
     shared = True
 
-    def __init__(self, client: aioredis.Redis, clock: Callable[[], float] = time.time) -> None:
-        """``clock``: what stamps a game's end (:func:`stamp_end`), the gateway's own."""
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        clock: Callable[[], float] = time.time,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout: float = 0.5,
+    ) -> None:
+        """``clock``: what stamps a game's end (:func:`stamp_end`), the gateway's own.
+        ``wait_replicas``: how many of Redis's replicas must have a commit before it is
+        acknowledged, waiting at most ``wait_timeout`` seconds (0: none, Redis's default)."""
         self._client = client
         self._clock = clock
+        self._wait_replicas = wait_replicas
+        self._wait_ms = max(1, round(wait_timeout * 1000))
         self._save = client.register_script(_SAVE)
         self._claim = client.register_script(_CLAIM)
         self._expire = client.register_script(_EXPIRE)
@@ -173,9 +199,16 @@ class RedisTableStore:
         self._migrated = False
 
     @classmethod
-    def from_url(cls, url: str, clock: Callable[[], float] = time.time) -> RedisTableStore:
+    def from_url(
+        cls,
+        url: str,
+        clock: Callable[[], float] = time.time,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout: float = 0.5,
+    ) -> RedisTableStore:
         client = redis_client.connect(url, timeout=2.0, name="lexio-gateway", text=False)
-        return cls(client, clock)
+        return cls(client, clock, wait_replicas=wait_replicas, wait_timeout=wait_timeout)
 
     @property
     def client(self) -> aioredis.Redis:
@@ -198,7 +231,7 @@ class RedisTableStore:
             return False
 
     @staticmethod
-    def _table_key(table_id: str) -> str:
+    def table_key(table_id: str) -> str:
         return f"{PREFIX}t:{table_id}"
 
     @staticmethod
@@ -211,17 +244,19 @@ class RedisTableStore:
         return f"{PREFIX}tk:{table_id}"
 
     async def create_table(self, record: TableRecord) -> None:
-        key = self._table_key(record.table_id)
+        key = self.table_key(record.table_id)
 
         async def create() -> None:
             if not await self._client.hsetnx(key, "version", record.version):
                 raise VersionConflictError(record.table_id)
-            await self._client.hset(key, mapping={"meta": _meta(record), "state": record.state})
+            await self._client.hset(
+                key, mapping={"meta": _meta(record), "state": record.state, "commit": record.commit}
+            )
 
         await self._guard(create)
 
     async def get_table(self, table_id: str) -> TableRecord | None:
-        fields = await self._guard(lambda: self._client.hgetall(self._table_key(table_id)))
+        fields = await self._guard(lambda: self._client.hgetall(self.table_key(table_id)))
         if not fields or b"meta" not in fields:
             return None
         return _record(table_id, fields)
@@ -233,13 +268,15 @@ class RedisTableStore:
         events: Sequence[StoredEvent] = (),
         reply: ActionReply | None = None,
         notice: dict[str, Any] | None = None,
+        *,
+        expected_commit: str | None = None,
     ) -> None:
         stamp_end(record, self._clock())
         reply_key = (
             f"{PREFIX}r:{record.table_id}:{reply.player_id}:{reply.action_id}" if reply else ""
         )
         keys = [
-            self._table_key(record.table_id),
+            self.table_key(record.table_id),
             self._events_key(record.table_id),
             f"{PREFIX}deadlines",
             f"{PREFIX}playing",
@@ -263,11 +300,45 @@ class RedisTableStore:
             len(events),
             repr(record.ended_at) if record.ended_at is not None else "",
             TOKEN_PREFIX,
+            f"={expected_commit}" if expected_commit is not None else "",
+            record.commit,
+            record.parent,
             *(json.dumps(e.entry) for e in events),
         ]
-        applied = await self._guard(lambda: self._save(keys=keys, args=args))
-        if not applied:
-            raise VersionConflictError(record.table_id)
+        started = time.perf_counter()
+        outcome = "unavailable"
+        try:
+            applied, replicas = await self._guard(lambda: self._commit(keys, args))
+            if not applied:
+                outcome = "conflict"
+                raise VersionConflictError(record.table_id)
+            if replicas < self._wait_replicas:
+                outcome = "unreplicated"
+                log.warning(
+                    "commit not confirmed by Redis's replicas: not acknowledged",
+                    extra={
+                        "table_id": record.table_id,
+                        "version": record.version,
+                        "replicas": replicas,
+                        "wanted": self._wait_replicas,
+                    },
+                )
+                raise StoreUnavailableError("redis: the commit's replication was not confirmed")
+            outcome = "applied"
+        finally:
+            STORE_COMMIT_SECONDS.labels(outcome=outcome).observe(time.perf_counter() - started)
+
+    async def _commit(self, keys: list[str], args: list[Any]) -> tuple[int, int]:
+        """Run the commit script; with ``wait_replicas``, WAIT after it on the same connection
+        (one round trip: WAIT counts the replicas that have this connection's last write).
+        Whether it applied, and how many replicas confirmed it."""
+        if not self._wait_replicas:
+            return await self._save(keys=keys, args=args), 0
+        pipe = self._client.pipeline(transaction=False)
+        await self._save(keys=keys, args=args, client=pipe)
+        pipe.execute_command("WAIT", self._wait_replicas, self._wait_ms)
+        applied, replicas = await pipe.execute()
+        return applied, replicas
 
     async def events_after(self, table_id: str, seq: int, limit: int) -> list[StoredEvent]:
         if limit <= 0:
@@ -288,7 +359,7 @@ class RedisTableStore:
     ) -> tuple[int | None, ActionReply | None]:
         async def read() -> list[Any]:
             pipe = self._client.pipeline(transaction=False)
-            pipe.hget(self._table_key(table_id), "version")
+            pipe.hget(self.table_key(table_id), "version")
             pipe.get(f"{PREFIX}r:{table_id}:{player_id}:{action_id}")
             return await pipe.execute()
 
@@ -360,7 +431,7 @@ class RedisTableStore:
                 continue
             stone = tombstone(record)
             keys = [
-                self._table_key(table_id),
+                self.table_key(table_id),
                 self._events_key(table_id),
                 self._tokens_key(table_id),
                 LOBBY_CLOSES,
@@ -382,7 +453,7 @@ class RedisTableStore:
         )
         purged = []
         for table_id in map(_text, old):
-            keys = [self._table_key(table_id), self._tokens_key(table_id), EXPIRED]
+            keys = [self.table_key(table_id), self._tokens_key(table_id), EXPIRED]
             if await self._ask(self._purge(keys=keys, args=[table_id, TOKEN_PREFIX])):
                 purged.append(table_id)
         return Expired(expired, purged)
@@ -419,7 +490,7 @@ class RedisTableStore:
                     "if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then "
                     "redis.call('HSET', KEYS[1], 'meta', ARGV[2]) end",
                     1,
-                    self._table_key(table_id),
+                    self.table_key(table_id),
                     str(record.version),
                     _meta(record),
                 )

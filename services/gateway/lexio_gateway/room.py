@@ -36,6 +36,7 @@ from lexio_gateway.metrics import (
     GAME_EVENTS,
     GAMES_ENDED,
     REFUSALS,
+    TABLES_REWOUND,
 )
 from lexio_gateway.presence import Presence
 from lexio_gateway.protocol import ProtocolError
@@ -45,6 +46,7 @@ from lexio_gateway.records import (
     StoredEvent,
     TableRecord,
     TableStatus,
+    new_commit_id,
 )
 from lexio_gateway.services import RoomServices
 from lexio_gateway.store import StoreUnavailableError, VersionConflictError
@@ -60,6 +62,9 @@ CATCH_UP_RETRY_SECONDS: Final = (0.25, 0.5, 1.0, 2.0)
 OWN_COMMITS_KEPT: Final = 64
 """How many of its own commits a room remembers having told (their notices come back through
 the bus within milliseconds; an older one is told again, harmlessly: delivery is by seq)."""
+COMMITS_KNOWN: Final = 64
+"""How many of the table's last commits a room remembers having held or heard: a notice of
+an older version is late, not a sign that the store lost what this replica saw, if it is one."""
 """The waits between tries to catch up a connection that the engine or the store could not
 serve, the last repeated: the seat gets its view within ~2 s of the service coming back (at
 once if a commit of the table shows it is back)."""
@@ -85,9 +90,11 @@ class TableRoom:
         self.delivery = Delivery(services, record.table_id)
         self.clock = RoomClock(services, self._expire)
         self._catching_up: asyncio.Task[None] | None = None
-        self._told_here: deque[int] = deque(maxlen=OWN_COMMITS_KEPT)
-        """Versions of this replica's own commits, told to its sockets as they were made: their
+        self._told_here: deque[str] = deque(maxlen=OWN_COMMITS_KEPT)
+        """Ids of this replica's own commits, told to its sockets as they were made: their
         notices, when they come back through the bus, have nothing more to say here."""
+        self._known: deque[str] = deque([record.commit], maxlen=COMMITS_KNOWN)
+        """Ids of the table's commits this replica held or heard, the last ones."""
         self._rematch_offered: str | None = None
         """The rematch code this replica's sockets were offered: the host's replica offers it
         as it opens it (TableHub.rematch), every other replica when the commit's notice comes."""
@@ -265,14 +272,58 @@ class TableRoom:
     # Changing the table -------------------------------------------------------------------
 
     async def refresh(self) -> None:
-        """With a shared store another replica may have moved the table on: read it again."""
+        """With a shared store another replica may have moved the table on: read it again.
+
+        The store's record is the truth, even when it is older than the one held here: Redis
+        can lose commits it acknowledged (a failover, a crash), and the table plays on from
+        what it kept. What this replica told of the lost ones is then taken back
+        (:meth:`_rewound`). Older, or another commit of the same version, is certainly that;
+        newer may be too, when the lost commits were followed by others. Newer follows from
+        the record held here if it is the next commit after it (its parent), else if the
+        last event told here is the store's (one more read)."""
         if not self._services.store.shared:
             return
         record = await self._services.store.get_table(self.table_id)
-        if record is not None and record.version > self.record.version:
-            known = {p.player_id for p in self.record.players}
-            self.record = record
-            self.presence.learn(p.player_id for p in record.players if p.player_id not in known)
+        held = self.record
+        if record is None or (record.version, record.commit) == (held.version, held.commit):
+            return
+        if record.version <= held.version:
+            lost = True
+        elif record.version == held.version + 1 and record.parent == held.commit:
+            lost = False
+        else:
+            lost = not await self.delivery.agrees_with_store(held.seq)
+        known = {p.player_id for p in held.players}
+        self.record = record
+        self._known.append(record.commit)
+        self.presence.learn(p.player_id for p in record.players if p.player_id not in known)
+        if lost:
+            await self._rewound(held)
+
+    async def _rewound(self, held: TableRecord) -> None:
+        """The store lost commits this replica had seen (``held`` among them): forget what it
+        remembers of them, and send each seat here a snapshot of the table as it is now."""
+        TABLES_REWOUND.inc()
+        log.warning(
+            "table rewound: the store lost commits it had acknowledged",
+            extra={
+                "table_id": self.table_id,
+                "held_version": held.version,
+                "held_seq": held.seq,
+                "stored_version": self.record.version,
+                "stored_seq": self.record.seq,
+            },
+        )
+        self.delivery.forget()
+        self._told_here.clear()
+        self._known.clear()
+        self._known.append(self.record.commit)
+        if self.record.status is TableStatus.OPEN:
+            return
+        for conn in self.connections.values():
+            if conn.seat is not None and conn.room is self:
+                conn.seq, conn.behind = -1, True
+        await self.catch_up_behind()
 
     def _after_step(self, step: Step, before: TableRecord) -> TableRecord:
         """The record after ``step``, which the game computed from ``before``."""
@@ -303,10 +354,13 @@ class TableRoom:
         then tell this replica's sockets. VersionConflictError: another replica got there
         first; StoreUnavailableError: nothing was written.
 
-        The version expected in the store is the one ``after`` was computed from, never the
-        record held now: read again meanwhile (newer), it would let a step computed on the
-        older state be written over a change it never saw."""
+        The version and commit expected in the store are those ``after`` was computed from
+        (it still carries that commit's id), never the record held now: read again meanwhile
+        (newer), it would let a step computed on the older state be written over a change it
+        never saw."""
         before = self.record
+        expected_commit = after.commit
+        after = dataclasses.replace(after, commit=new_commit_id(), parent=expected_commit)
         entries = step.events if step is not None else []
         first = after.seq - len(entries) + 1
         events = [StoredEvent(first + i, entry) for i, entry in enumerate(entries)]
@@ -319,12 +373,16 @@ class TableRoom:
             "views": step.views if step is not None else [],
             "started": started,
             "table": table_changed,
+            "commit": after.commit,
         }
         store = self._services.store
-        await store.save_table(after, after.version - 1, events, reply, notice)
+        await store.save_table(
+            after, after.version - 1, events, reply, notice, expected_commit=expected_commit
+        )
         if not store.shared:
             await self._services.bus.publish(notice)
         self.record = after
+        self._known.append(after.commit)
         if after.status is TableStatus.OVER and before.status is TableStatus.STARTED:
             ACTIVE_TABLES.dec()
             cause = (step.end_cause if step is not None else None) or "unknown"
@@ -344,7 +402,7 @@ class TableRoom:
             # Committed all the same: the notice's own return through the bus tells them.
             log.exception("delivery of a commit failed", extra={"table_id": self.table_id})
         else:
-            self._told_here.append(after.version)
+            self._told_here.append(after.commit)
 
     async def _tell_here(self, notice: Notice) -> None:
         """Tell this replica's sockets of a commit of this table (under the lock)."""
@@ -357,11 +415,17 @@ class TableRoom:
 
     async def on_notice(self, notice: Notice) -> None:
         """A commit of this table from the bus: another replica's, or this one's come back."""
-        if notice["version"] in self._told_here:
+        commit = notice.get("commit")  # None from a replica that predates commit ids
+        if commit is not None and commit in self._told_here:
             return  # this replica's own commit, told as it was made
         async with self.lock:
-            if notice["version"] > self.record.version:
+            if notice["version"] > self.record.version or (
+                # Of a version held here: late, or the store lost the commit held here.
+                commit is not None and commit not in self._known
+            ):
                 await self.refresh()
+            if commit is not None:
+                self._known.append(commit)
             await self._tell_here(notice)
             if notice.get("table"):
                 await self._offer_rematch_here()
@@ -444,7 +508,7 @@ class TableRoom:
         version, earlier = await self._services.store.version_and_reply(
             self.table_id, player_id, action_id
         )
-        if version is None or version > self.record.version:
+        if version is None or version != self.record.version:
             await self.refresh()
         if self.record.status is TableStatus.OPEN:
             raise ProtocolError("not_started", id=action_id)
