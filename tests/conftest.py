@@ -16,6 +16,7 @@ from lexio_testing import (
     GatewayFactory,
     GatewayHandle,
     LoopThread,
+    RedisClusterServer,
     RedisServer,
     free_port,
     site_games,
@@ -107,13 +108,16 @@ def two_games_lobby(
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """The gateway's protocol suite runs against both stores: SQLite and Redis."""
+    """The gateway's protocol suite runs against both stores: SQLite and Redis; a test marked
+    ``cluster_too`` on a Redis Cluster too."""
     chosen = any(
         "gateway_backend" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
     )
     if "gateway_backend" in metafunc.fixturenames and not chosen:
         in_gateway_suite = "tests/gateway/" in str(metafunc.definition.path).replace("\\", "/")
         backends = ["sqlite", "redis"] if in_gateway_suite else ["sqlite"]
+        if metafunc.definition.get_closest_marker("cluster_too") is not None:
+            backends.append("cluster")
         metafunc.parametrize("gateway_backend", backends, scope="function")
 
 
@@ -127,11 +131,14 @@ def gateway_factory(
     request: pytest.FixtureRequest,
 ) -> Iterator[GatewayFactory]:
     """Start real gateways on one store — a SQLite file, or (``gateway_backend`` "redis") a
-    real redis-server shared by every gateway the test starts; all stop at the end."""
+    real redis-server shared by every gateway the test starts, or ("cluster") a real Redis
+    Cluster of 3 masters with a replica each; all stop at the end."""
     started: list[GatewayHandle] = []
     redis_url = ""
     if gateway_backend == "redis":
         redis_url = request.getfixturevalue("redis_server").url
+    elif gateway_backend == "cluster":
+        redis_url = request.getfixturevalue("redis_cluster").url
 
     def factory(seed: int | None = 1, **overrides: Any) -> GatewayHandle:
         # Lexio's clock settings are its adapter's (LEXIO_GATEWAY_GAMES in a real gateway).
@@ -170,3 +177,12 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def redis_cluster(tmp_path: Path) -> Iterator[RedisClusterServer]:
+    """A real Redis Cluster of its own (3 masters, a replica each), stopped at the end."""
+    cluster = RedisClusterServer(str(tmp_path / "redis-cluster"))
+    cluster.start()
+    yield cluster
+    cluster.stop()

@@ -1,6 +1,7 @@
 """Test support shared by every suite: an event loop in a thread and a gateway starter.
 ``free_port`` and ``RedisServer`` are :mod:`lexio_common.procs`'s (one copy for the tests,
-the benchmarks and ``make run``), re-exported here for the suites.
+the benchmarks and ``make run``), re-exported here for the suites, as is
+``RedisClusterServer`` (:mod:`lexio_common.redis_cluster_server`), a real Redis Cluster.
 
 Kept apart from conftest.py so that test modules import it by a stable name.
 """
@@ -25,6 +26,7 @@ from aiohttp import web
 
 from lexio_client import GatewayClient, ServerError
 from lexio_common.procs import RedisServer, free_port
+from lexio_common.redis_cluster_server import RedisClusterServer
 from lexio_engine.server import EngineConfig, start_engine
 from lexio_gateway.app import create_app
 from lexio_gateway.config import GatewayConfig
@@ -40,6 +42,7 @@ __all__ = [
     "GatewayHandle",
     "GatewayProcess",
     "LoopThread",
+    "RedisClusterServer",
     "RedisServer",
     "Restartable",
     "environment_without_lexio",

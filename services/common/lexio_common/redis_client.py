@@ -10,47 +10,93 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, Final, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 from redis.maint_notifications import MaintNotificationsConfig
 
 T = TypeVar("T")
 
 
+CLUSTER_SCHEMES: Final = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+"""A URL in one of these schemes names a Redis Cluster (any of its nodes; the client finds
+the others), e.g. ``redis+cluster://redis-cluster:6379``."""
+
+
+def is_cluster_url(url: str) -> bool:
+    """
+    >>> is_cluster_url("redis+cluster://redis:6379"), is_cluster_url("redis://redis:6379/0")
+    (True, False)
+    """
+    return url.split("://", 1)[0] in CLUSTER_SCHEMES
+
+
 def connect(
     url: str, *, timeout: float, name: str, text: bool, subscriber: bool = False
+) -> aioredis.Redis | aioredis.RedisCluster:
+    """A client for ``url`` (no I/O yet): a Redis Cluster's (:data:`CLUSTER_SCHEMES`), else
+    one Redis's. ``text``: replies decoded to str. A ``subscriber`` waits for messages as long
+    as it takes (its reads have no timeout; pings find dead peers). ValueError for a URL
+    redis-py cannot read.
+
+    A cluster client follows MOVED and ASK (the command did not run), and refreshes its map
+    of the slots after a connection error, but does not retry the failed command either:
+    the caller's next command goes to the promoted replica."""
+    options: dict[str, Any] = {
+        "decode_responses": text,
+        "socket_timeout": None if subscriber else timeout,
+        "socket_keepalive": True,
+        "health_check_interval": 10 if subscriber else 0,
+        "socket_connect_timeout": timeout,
+        "retry": Retry(NoBackoff(), 0),
+        "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+        "client_name": name,
+    }
+    scheme, _, rest = url.partition("://")
+    if scheme in CLUSTER_SCHEMES:
+        return aioredis.RedisCluster.from_url(f"{CLUSTER_SCHEMES[scheme]}://{rest}", **options)
+    return aioredis.Redis.from_url(url, **options)
+
+
+def node_url(url: str, host: str, port: int) -> str:
+    """The URL of one node of the cluster ``url`` names: its user, password and TLS, that
+    node's address.
+
+    >>> node_url("redis+cluster://:pw@redis:6379", "10.0.0.7", 6380)
+    'redis://:pw@10.0.0.7:6380'
+    """
+    scheme, _, rest = url.partition("://")
+    address_start = rest.rfind("@", 0, rest.find("/") if "/" in rest else len(rest)) + 1
+    end = rest.find("/", address_start)
+    tail = rest[end:] if end >= 0 else ""
+    return f"{CLUSTER_SCHEMES.get(scheme, scheme)}://{rest[:address_start]}{host}:{port}{tail}"
+
+
+def connect_one(
+    url: str, *, timeout: float, name: str, text: bool, subscriber: bool = False
 ) -> aioredis.Redis:
-    """A client for ``url`` (no I/O yet). ``text``: replies decoded to str. A ``subscriber``
-    waits for messages as long as it takes (its reads have no timeout; pings find dead peers).
-    ValueError for a URL redis-py cannot read."""
-    return aioredis.Redis.from_url(
-        url,
-        decode_responses=text,
-        socket_timeout=None if subscriber else timeout,
-        socket_keepalive=True,
-        health_check_interval=10 if subscriber else 0,
-        socket_connect_timeout=timeout,
-        retry=Retry(NoBackoff(), 0),
-        maint_notifications_config=MaintNotificationsConfig(enabled=False),
-        client_name=name,
-    )
+    """:func:`connect` where only one Redis will do: ValueError for a cluster's URL."""
+    client = connect(url, timeout=timeout, name=name, text=text, subscriber=subscriber)
+    if not isinstance(client, aioredis.Redis):
+        raise ValueError("a single Redis is needed here, not a cluster")
+    return client
 
 
 async def guard(call: Awaitable[T], unavailable: type[Exception]) -> T:
     """Await ``call``; any Redis or socket failure becomes ``unavailable`` (the service's own
     "the store cannot answer now"), so callers have one error to handle. That includes
-    redis-py's ``BusyLoadingError`` while a restarted Redis loads its data.
+    redis-py's ``BusyLoadingError`` while a restarted Redis loads its data, and a cluster
+    client's errors outside RedisError (no node reachable, a slot not served: a failover).
 
     Except in a task being cancelled: redis-py (8.1) sometimes reports a cancelled call as a
     ConnectionError, which would lose the cancellation (a stopping service would wait for ever
     on a loop that thinks Redis is down)."""
     try:
         return await call
-    except (RedisError, OSError) as e:
+    except (RedisError, RedisClusterException, OSError) as e:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
             raise asyncio.CancelledError from e
