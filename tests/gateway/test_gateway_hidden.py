@@ -22,6 +22,7 @@ def _truth(gateway: GatewayHandle, table_id: str) -> pb.GameState:
 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 21), (3, 22), (4, 23)])
+@pytest.mark.cluster_too
 def test_r6_no_frame_holds_another_rack_or_the_bag_until_the_end(
     loop_thread: LoopThread, gateway_factory: GatewayFactory, players: int, seed: int
 ) -> None:

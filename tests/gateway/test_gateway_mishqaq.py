@@ -55,6 +55,7 @@ def _racers(latin: str = "fr") -> dict[str, Any]:
     return {"latin": racer(latin, 1), "arabic": racer("ar", 2)}
 
 
+@pytest.mark.cluster_too
 def test_lookup_then_a_race_to_a_try_with_no_rack_ever_shown(
     loop_thread: LoopThread, gateway_factory: GatewayFactory, two_games_lobby: RunningLobby
 ) -> None:

@@ -39,6 +39,9 @@ from lexio_gateway.records import SeatToken
 from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
 ON_REDIS = pytest.mark.parametrize("gateway_backend", ["redis"])
+"""Tests that look into Redis itself (a restart, its channels, its keys put back)."""
+ON_REDIS_AND_CLUSTER = pytest.mark.parametrize("gateway_backend", ["redis", "cluster"])
+"""Tests of the replicas alone: on one Redis, and on a Redis Cluster (3 masters)."""
 
 
 class SocketRecorder:
@@ -58,7 +61,7 @@ class SocketRecorder:
         self.frames.append(frame)
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_one_table_across_two_replicas_plays_to_the_end(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -75,7 +78,7 @@ def test_one_table_across_two_replicas_plays_to_the_end(
     loop_thread.run(scenario(), timeout=120)
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_racing_duplicate_actions_on_two_replicas_apply_once(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -111,7 +114,7 @@ def test_racing_duplicate_actions_on_two_replicas_apply_once(
     loop_thread.run(scenario(), timeout=60)
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_the_turn_clock_fires_once_with_every_replica_holding_the_table(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -181,13 +184,13 @@ async def _reconnect(client: GatewayClient, url: str, timeout: float = 15.0) -> 
             await asyncio.sleep(0.1)
 
 
-@pytest.fixture
+@pytest.fixture(params=["redis", "cluster"])
 def replica_env(
-    engine_server: RunningEngine, lobby_server: RunningLobby, redis_server: RedisServer
+    engine_server: RunningEngine, lobby_server: RunningLobby, request: pytest.FixtureRequest
 ) -> dict[str, str]:
-    return replica_environment(
-        engine_server.port, lobby_server.port, redis_server.url, turn_seconds=5
-    )
+    """Gateway processes' environment, on one Redis or on a Redis Cluster."""
+    store = request.getfixturevalue("redis_server" if request.param == "redis" else "redis_cluster")
+    return replica_environment(engine_server.port, lobby_server.port, store.url, turn_seconds=5)
 
 
 def test_a_replica_killed_mid_game_its_players_finish_on_the_other(
@@ -312,7 +315,7 @@ def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
             loop_thread.run(lobby.stop(0))
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_a_rematch_is_offered_once_to_every_seat_whatever_its_replica(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -340,7 +343,7 @@ def test_a_rematch_is_offered_once_to_every_seat_whatever_its_replica(
     loop_thread.run(scenario(), timeout=120)
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_the_newest_tab_of_a_seat_wins_across_replicas(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -365,7 +368,7 @@ def test_the_newest_tab_of_a_seat_wins_across_replicas(
     loop_thread.run(scenario(), timeout=60)
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_a_taken_notice_without_its_table_still_closes_the_older_tab(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
@@ -389,7 +392,7 @@ def test_a_taken_notice_without_its_table_still_closes_the_older_tab(
     loop_thread.run(scenario(), timeout=60)
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_a_resume_while_an_action_waits_on_the_engine_cannot_slip_a_stale_move_in(
     loop_thread: LoopThread, gateway_factory: GatewayFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -480,7 +483,7 @@ def test_each_replica_hears_only_the_tables_it_holds_and_lets_a_finished_one_go(
     loop_thread.run(scenario(), timeout=120)
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_a_replica_that_starts_holding_a_table_learns_who_is_connected_elsewhere(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:

@@ -30,7 +30,7 @@ from gateway_play import (
     to_play,
 )
 from hidden_info import strings_in
-from lexio_testing import GatewayHandle, LoopThread, free_port, start_gateway
+from lexio_testing import GatewayHandle, LoopThread, eventually, free_port, start_gateway
 from mishqaq_play import _tiles_outside_the_open_record, mishqaq_table, racer, side, to_move
 
 from lexio.engine.v1 import engine_pb2 as pb
@@ -41,9 +41,8 @@ from lexio_gateway.app import create_app
 from lexio_gateway.config import GameEndpoint, GatewayConfig
 from lexio_gateway.metrics import REVIEW_OUTCOMES, REVIEW_SECONDS
 from lexio_gateway.records import SeatToken, TableStatus
+from lexio_gateway.redis_layout import PREFIX, RedisLayout
 from lexio_gateway.redis_store import (
-    ENDED,
-    PREFIX,
     REPLY_TTL_SECONDS,
     SCHEMA_KEY,
     RedisTableStore,
@@ -55,6 +54,8 @@ from lexio_lobby.server import RunningLobby
 
 DAY = 86400.0
 RETENTION_DAYS = 30.0
+SITE = RedisLayout(cluster=False).all_indexes[0]
+"""The lists of one Redis (a cluster has one per bucket)."""
 
 
 class Clock:
@@ -550,7 +551,7 @@ def assert_nothing_left(gateway: Gateway, table_id: str) -> None:
         assert left == []
         for key in client.keys(f"{PREFIX}k:*"):
             assert json.loads(client.get(key))[0] != table_id
-        for zset in (ENDED, f"{PREFIX}expired", f"{PREFIX}lobby-closes"):
+        for zset in (SITE.ended, SITE.expired, SITE.lobby_closes):
             assert client.zscore(zset, table_id) is None
     finally:
         client.close()
@@ -560,9 +561,10 @@ def assert_nothing_left(gateway: Gateway, table_id: str) -> None:
 def test_a_finished_games_tokens_outlive_their_ttl_on_redis_until_the_retention_ends(
     loop_thread: LoopThread, gateway: Gateway
 ) -> None:
-    """Redis gives a seat token 30 days from when it was given; the commit that ends the game
-    makes the table's tokens permanent, so a game that lasted long, or a retention longer
-    than 30 days, still has its players' tokens until the retention deletes them."""
+    """Redis gives a seat token 30 days from when it was given; once the finished game's
+    table is closed in the lobby (at once, by the replica whose commit ended it) its tokens
+    are permanent, so a game that lasted long, or a retention longer than 30 days, still has
+    its players' tokens until the retention deletes them."""
 
     async def scenario() -> None:
         async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
@@ -571,7 +573,7 @@ def test_a_finished_games_tokens_outlive_their_ttl_on_redis_until_the_retention_
                 keys = [f"{PREFIX}k:{token_hash(c.token or '')}" for c in (ana, bruno)]
                 assert all(client.ttl(k) > 0 for k in keys)
                 await pass_to_the_end([ana, bruno])
-                assert [client.ttl(k) for k in keys] == [-1, -1]
+                await eventually(lambda: [client.ttl(k) for k in keys] == [-1, -1], "kept", 10)
             finally:
                 client.close()
 
@@ -685,7 +687,7 @@ def test_redis_records_from_before_end_instants_migrate_once(
             assert over is not None and over.ended_at == upgraded
             assert (await store.get_table("t_playing")).ended_at is None  # type: ignore[union-attr]
             assert raw.get(SCHEMA_KEY) == b"2"
-            assert raw.zrange(ENDED, 0, -1, withscores=True) == [(b"t_over", upgraded)]
+            assert raw.zrange(SITE.ended, 0, -1, withscores=True) == [(b"t_over", upgraded)]
             assert raw.smembers(f"{PREFIX}tk:t_over") == {b"h_t_over"}
             assert raw.ttl(f"{PREFIX}k:h_t_over") == -1  # a finished game's: the retention's
             assert raw.ttl(f"{PREFIX}k:h_t_playing") > 0

@@ -45,7 +45,7 @@ from lexio_common.grpc_service import LIVENESS_SERVICE, READINESS_SERVICE
 from lexio_engine.games import GAMES as ENGINE_GAMES
 from lexio_engine.server import EngineConfig
 from lexio_gateway.config import GatewayConfig
-from lexio_gateway.redis_store import PREFIX as GATEWAY_REDIS_PREFIX
+from lexio_gateway.redis_layout import PREFIX as GATEWAY_REDIS_PREFIX
 from lexio_lexicon.server import SERVICE_NAME as LEXICON_SERVICE
 from lexio_lexicon.server import LexiconConfig
 from lexio_lobby.games import site_games

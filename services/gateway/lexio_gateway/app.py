@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Final
 
 import grpc
+import redis.asyncio as aioredis
 from aiohttp import web
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import Gauge
@@ -147,6 +149,17 @@ def _game_adapters(
     return channels, adapters
 
 
+def _node_subscriber(url: str, host: str, port: int) -> aioredis.Redis:
+    """The bus's subscriber to one master of the cluster ``url`` names."""
+    return redis_client.connect_one(
+        redis_client.node_url(url, host, port),
+        timeout=2.0,
+        name="lexio-gateway-bus",
+        text=False,
+        subscriber=True,
+    )
+
+
 def _services(
     clock: Callable[[], float], seeds: Callable[[str], int] | None
 ) -> Callable[[web.Application], AsyncIterator[None]]:
@@ -168,8 +181,11 @@ def _services(
                     timeout=2.0,
                     name="lexio-gateway-bus",
                     text=False,
-                    subscriber=True,
-                )
+                    # On a cluster this client only publishes (each master's subscriber is
+                    # another, _node_subscriber's): its calls get the time-out of any call.
+                    subscriber=not redis_client.is_cluster_url(config.redis_url),
+                ),
+                node_client=functools.partial(_node_subscriber, config.redis_url),
             )
         else:
             store, bus = SqliteTableStore(config.db_path, clock), LocalBus()

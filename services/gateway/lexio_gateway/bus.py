@@ -5,8 +5,8 @@ A notice is a small JSON object with a ``kind`` (``event``, ``changed``, ``seats
 missed notices", of one table or of all). With one gateway the bus is a queue in the process;
 with several, Redis carries it:
 
-- each table's notices go on **its own shard channel** (:func:`table_channel`, Redis 7's
-  ``SPUBLISH``/``SSUBSCRIBE``), to which only the replicas that hold the table subscribe
+- each table's notices go on **its own shard channel** (:mod:`lexio_gateway.redis_layout`,
+  Redis 7's ``SPUBLISH``/``SSUBSCRIBE``), to which only the replicas that hold the table subscribe
   (:meth:`Bus.follow`): a replica's bus work grows with its own tables, not with the site
   (issue 28; before, every replica parsed every notice of every table);
 - the site's channel (:data:`CHANNEL`) carries what is not about one table: the replicas'
@@ -31,7 +31,9 @@ from typing import Any, Final, Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
-from redis.exceptions import RedisError
+from redis.cluster import PRIMARY
+from redis.crc import key_slot
+from redis.exceptions import RedisClusterException, RedisError
 
 from lexio_common.supervise import being_cancelled
 from lexio_gateway.metrics import (
@@ -43,6 +45,7 @@ from lexio_gateway.metrics import (
     BUS_RECONNECTS,
     BUS_TABLES_FOLLOWED,
 )
+from lexio_gateway.redis_layout import RedisLayout
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,6 @@ Handler = Callable[[Notice], Awaitable[None]]
 CHANNEL: Final = "lexio:gw:bus"
 """The site's channel: heartbeats, and the notices of replicas of releases before issue 28
 (during a rolling update)."""
-TABLE_CHANNEL_PREFIX: Final = "lexio:gw:bus:"
 ORIGIN: Final = secrets.token_hex(4)
 """Who committed a notice: this process. A replica is a process (its metrics are too), so the
 store that stamps its commits and the bus that hears them agree on it without being wired
@@ -59,17 +61,13 @@ together; gateways sharing one process (tests) count each other's notices as the
 
 
 def table_channel(table_id: str) -> str:
-    """The shard channel of one table's notices. The braces are a hash tag: on a Redis
-    Cluster the channel belongs to the slot of the table's id.
+    """The shard channel of one table's notices on one Redis (a cluster's:
+    :meth:`RedisLayout.channel`).
 
     >>> table_channel("t-1a2b")
     'lexio:gw:bus:{t-1a2b}'
     """
-    return f"{TABLE_CHANNEL_PREFIX}{{{table_id}}}"
-
-
-def _table_of(channel: str) -> str:
-    return channel[len(TABLE_CHANNEL_PREFIX) + 1 : -1]
+    return RedisLayout(cluster=False).channel(table_id)
 
 
 def _channel(message: dict[str, Any]) -> str:
@@ -134,21 +132,67 @@ class LocalBus:
                 log.exception("notice failed", extra={"kind": notice.get("kind")})
 
 
+NodeClient = Callable[[str, int], aioredis.Redis]
+"""A subscriber's client for one node of a Redis Cluster (host, port), as the bus's URL says
+how to reach it (password, TLS)."""
+
+
+class _MovedError(Exception):
+    """A shard channel's slot went to another node (a reshard): its link subscribes again."""
+
+
+class _Link:
+    """One subscribing connection and what it subscribes to: on one Redis, the site's channel
+    and every followed table's; on a cluster, the followed tables whose slots one master
+    serves (or, for the site's link, the site's channel on any node)."""
+
+    def __init__(self, node: str, site: bool) -> None:
+        self.node = node
+        self.site = site
+        self.pubsub: PubSub | None = None
+        self.down = site
+        """Not hearing what it should: the site's link until it first subscribed, any link
+        from a failure until it subscribed again (a link still making its first
+        subscription misses nothing: a follow waits for it)."""
+        self.wanted: set[str] = set()
+        """The channels of the followed tables routed here."""
+        self.confirmed: set[str] = set()
+        """Of those, the ones Redis confirmed on the current subscription."""
+        self.waiters: dict[str, asyncio.Future[None]] = {}
+        """A follow waiting for Redis's confirmation, by channel."""
+        self.task: asyncio.Task[None] | None = None
+
+    def unsubscribed(self) -> None:
+        self.pubsub = None
+        self.confirmed.clear()
+        for waiter in self.waiters.values():
+            if not waiter.done():
+                waiter.set_result(None)  # the next subscription resyncs the table
+        self.waiters.clear()
+
+
 class RedisBus:
     """Several replicas: Redis pub/sub, the site's channel and a shard channel per followed
     table. Pub/sub keeps nothing for a subscriber that is away, so after every
     (re)subscription — once Redis confirmed every channel — the handler gets ``resync`` and
     catches up from the store, which does keep every event.
 
+    On one Redis one connection subscribes to everything. On a Redis Cluster a table's shard
+    channel is served by the master of its slot: one connection per such master, and one for
+    the site's channel (classic pub/sub reaches every node). When a master dies (its replica
+    promoted) or a slot moves (a reshard: Redis then unsubscribes its channels), the
+    connection's channels are routed again by the cluster's new map of slots, subscribed where
+    they now are, and every table resynced.
+
     Nothing ends :meth:`run` but cancellation: a lost connection, a failed resync (Redis
     answers SUBSCRIBE while it is still loading its data, and reads only later) or a failed
     notice is logged and retried with backoff; a failed notice of one table resyncs that table.
-    :attr:`healthy` says whether this replica hears the others now: subscribed, and caught up
-    since."""
+    :attr:`healthy` says whether this replica hears the others now: every connection
+    subscribed, and caught up since."""
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: aioredis.Redis | aioredis.RedisCluster,
         retry_min: float = 0.1,
         retry_max: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
@@ -156,10 +200,18 @@ class RedisBus:
         wall_clock: Callable[[], float] = time.time,
         origin: str = ORIGIN,
         confirm_timeout: float = 2.0,
+        node_client: NodeClient | None = None,
     ) -> None:
-        """``wall_clock`` is compared with the commits' Redis TIME (``committed_at``);
-        ``confirm_timeout`` bounds the wait for Redis to confirm a subscription."""
+        """``client`` publishes, and on one Redis subscribes too; on a cluster
+        ``node_client`` gives each master's subscriber. ``wall_clock`` is compared with the
+        commits' Redis TIME (``committed_at``); ``confirm_timeout`` bounds the wait for Redis
+        to confirm a subscription."""
         self._client = client
+        self._cluster = client if isinstance(client, aioredis.RedisCluster) else None
+        if self._cluster is not None and node_client is None:
+            raise ValueError("a bus on a Redis Cluster needs a client for each of its nodes")
+        self._node_client = node_client
+        self.layout = RedisLayout(cluster=self._cluster is not None)
         self._retry_min = retry_min
         self._retry_max = retry_max
         self._clock = clock
@@ -168,13 +220,13 @@ class RedisBus:
         self._confirm_timeout = confirm_timeout
         self._healthy = False
         self._subscriptions = 0
-        self._pubsub: PubSub | None = None
-        self._wanted: set[str] = set()
-        """The channels of the followed tables."""
-        self._confirmed: set[str] = set()
-        """Of those, the ones Redis confirmed on the current subscription."""
-        self._waiters: dict[str, asyncio.Future[None]] = {}
-        """A follow waiting for Redis's confirmation, by channel."""
+        self._site = _Link("", site=True)
+        self._links: dict[str, _Link] = {}
+        """The tables' links by node (one Redis: the site's link, under "")."""
+        if self._cluster is None:
+            self._links[""] = self._site
+        self._handler: Handler | None = None
+        self._refollowing: set[asyncio.Task[None]] = set()
         self.last_notice_at: float | None = None
         """When the last message of the channel arrived (``clock`` time), or None."""
         BUS_CONNECTED.set(0)
@@ -188,18 +240,26 @@ class RedisBus:
     @property
     def followed(self) -> frozenset[str]:
         """The tables this replica follows."""
-        return frozenset(_table_of(channel) for channel in self._wanted)
+        return frozenset(
+            self.layout.table_of_channel(channel)
+            for link in self._links.values()
+            for channel in link.wanted
+        )
 
     def _notice_age(self) -> float:
         if self.last_notice_at is None:
             return float("nan")
         return self._clock() - self.last_notice_at
 
-    def _set_healthy(self, healthy: bool) -> None:
+    def _update_health(self) -> None:
+        healthy = not self._site.down and not any(link.down for link in self._links.values())
         if healthy != self._healthy:
             log.info("bus healthy" if healthy else "bus down", extra={"healthy": healthy})
         self._healthy = healthy
         BUS_CONNECTED.set(int(healthy))
+
+    def _count_followed(self) -> None:
+        BUS_TABLES_FOLLOWED.set(sum(len(link.wanted) for link in self._links.values()))
 
     async def close(self) -> None:
         await self._client.aclose()
@@ -211,7 +271,7 @@ class RedisBus:
             if table_id is None:
                 await self._client.publish(CHANNEL, data)
             else:
-                await self._client.spublish(table_channel(table_id), data)
+                await self._client.spublish(self.layout.channel(table_id), data)
         except (RedisError, OSError) as e:
             if being_cancelled():
                 # redis-py may report the cancelled call as an error: returning would lose
@@ -222,116 +282,251 @@ class RedisBus:
 
     # Following tables ---------------------------------------------------------------------
 
+    def _link_of(self, channel: str) -> _Link:
+        """The link a channel is routed to now (on a cluster, by the client's map of slots:
+        a link of a master that is no more finds out when it fails, and routes again)."""
+        if self._cluster is None:
+            return self._site
+        try:
+            node = self._cluster.nodes_manager.get_node_from_slot(key_slot(channel.encode()))
+            name = node.name
+        except (RedisError, RedisClusterException, KeyError):
+            name = "?"  # no map yet, or the slot is not covered: the next routing places it
+        link = self._links.get(name)
+        if link is None:
+            link = self._links[name] = _Link(name, site=False)
+            if self._handler is not None:
+                self._start(link)
+        return link
+
     async def follow(self, table_id: str) -> None:
-        channel = table_channel(table_id)
-        self._wanted.add(channel)
-        BUS_TABLES_FOLLOWED.set(len(self._wanted))
-        pubsub = self._pubsub
-        if channel in self._confirmed or pubsub is None:
-            return  # heard already; or the bus is down, and its next subscription resyncs
-        waiter = self._waiters.get(channel)
+        channel = self.layout.channel(table_id)
+        if any(channel in link.wanted for link in self._links.values()):
+            link = next(link for link in self._links.values() if channel in link.wanted)
+        else:
+            link = self._link_of(channel)
+            link.wanted.add(channel)
+        self._count_followed()
+        pubsub = link.pubsub
+        if channel in link.confirmed:
+            return  # heard already
+        if pubsub is None and (self._cluster is None or link.task is None):
+            return  # the link is down, and its next subscription resyncs
+        waiter = link.waiters.get(channel)
         if waiter is None:
-            waiter = self._waiters[channel] = asyncio.get_running_loop().create_future()
+            waiter = link.waiters[channel] = asyncio.get_running_loop().create_future()
             try:
-                await pubsub.ssubscribe(channel)
+                # A link still connecting (on a cluster, the first table of a master)
+                # subscribes to it with the others: wait for that, as for this.
+                if pubsub is not None:
+                    await pubsub.ssubscribe(channel)
             except (RedisError, OSError):
-                self._waiters.pop(channel, None)
+                link.waiters.pop(channel, None)
                 if being_cancelled():
                     raise asyncio.CancelledError from None
-                return  # the subscription is failing: run() makes it again, then resyncs
+                return  # the subscription is failing: its link makes it again, then resyncs
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self._confirm_timeout):
                 await asyncio.shield(waiter)
 
     async def unfollow(self, table_id: str) -> None:
-        channel = table_channel(table_id)
-        self._wanted.discard(channel)
-        BUS_TABLES_FOLLOWED.set(len(self._wanted))
-        pubsub = self._pubsub
-        # Forgotten at once, not on Redis's confirmation: a follow meanwhile subscribes anew.
-        if channel in self._confirmed and pubsub is not None:
-            self._confirmed.discard(channel)
-            with contextlib.suppress(RedisError, OSError):
-                await pubsub.sunsubscribe(channel)  # if it fails, so does the subscription
+        channel = self.layout.channel(table_id)
+        for link in self._links.values():
+            if channel not in link.wanted:
+                continue
+            link.wanted.discard(channel)
+            pubsub = link.pubsub
+            # Forgotten at once, not on Redis's confirmation: a follow meanwhile subscribes
+            # anew.
+            if channel in link.confirmed and pubsub is not None:
+                link.confirmed.discard(channel)
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.sunsubscribe(channel)  # if it fails, so does the link
+        self._count_followed()
 
-    async def _subscribe(self, pubsub: PubSub) -> None:
-        """The site's channel and every followed table's; returns once Redis confirmed them
-        all, so that a resync after it reads every commit the bus will not tell. Notices that
-        come before are dropped: the resync reads what they said."""
-        await pubsub.subscribe(CHANNEL)
-        self._pubsub = pubsub
-        pending = {CHANNEL, *self._wanted}
-        if self._wanted:
-            await pubsub.ssubscribe(*self._wanted)
+    async def _subscribe(self, link: _Link, pubsub: PubSub) -> list[dict[str, Any]]:
+        """The link's channels; returns once Redis confirmed them all, so that a resync
+        after it reads every commit the bus will not tell, with the notices that came
+        meanwhile: a follow confirmed before the others may already have been answered, and
+        its table's next notice be one a resync cannot read again (``seats``, ``taken``)."""
+        # Connected before a follow can use it: two first commands at once would each open a
+        # connection, and the one kept would not be the other's (its messages never read).
+        await pubsub.connect()  # type: ignore[no-untyped-call]  # untyped upstream
+        link.pubsub = pubsub
+        pending = set(link.wanted)
+        if link.site:
+            await pubsub.subscribe(CHANNEL)
+            pending.add(CHANNEL)
+        if link.wanted:
+            for channels in self._by_slot(link.wanted):
+                await pubsub.ssubscribe(*channels)
+        early: list[dict[str, Any]] = []
         while pending:
             message = await pubsub.get_message(timeout=self._confirm_timeout)
             if message is None:
                 raise TimeoutError(f"{len(pending)} subscriptions not confirmed")
+            if message["type"] in ("message", "smessage"):
+                early.append(message)
+                continue
             if message["type"] in ("subscribe", "ssubscribe"):
                 pending.discard(_channel(message))
-            await self._on_subscription(pubsub, message)
+            await self._on_subscription(link, pubsub, message)
+        return early
 
-    async def _on_subscription(self, pubsub: PubSub, message: dict[str, Any]) -> None:
+    def _by_slot(self, channels: set[str]) -> list[list[str]]:
+        """One SSUBSCRIBE takes channels of one slot only, on a cluster."""
+        if self._cluster is None:
+            return [sorted(channels)]
+        slots: dict[int, list[str]] = {}
+        for channel in channels:
+            slots.setdefault(key_slot(channel.encode()), []).append(channel)
+        return list(slots.values())
+
+    async def _on_subscription(self, link: _Link, pubsub: PubSub, message: dict[str, Any]) -> None:
         """Redis confirmed a (un)subscription: wake the follow waiting on it, and catch up
         with a follow or unfollow that came meanwhile."""
         kind = message["type"]
         channel = _channel(message)
         if kind == "ssubscribe":
-            self._confirmed.add(channel)
-            waiter = self._waiters.pop(channel, None)
+            link.confirmed.add(channel)
+            waiter = link.waiters.pop(channel, None)
             if waiter is not None and not waiter.done():
                 waiter.set_result(None)
-            if channel not in self._wanted:  # unfollowed before Redis confirmed
-                self._confirmed.discard(channel)
+            if channel not in link.wanted:  # unfollowed before Redis confirmed
+                link.confirmed.discard(channel)
                 await pubsub.sunsubscribe(channel)
-        elif (
-            kind == "sunsubscribe"
-            and channel in self._wanted
-            and channel not in self._confirmed
-            and channel not in self._waiters
-        ):
-            await pubsub.ssubscribe(channel)  # followed again, and no subscription is on its way
-
-    def _unsubscribed(self) -> None:
-        self._pubsub = None
-        self._confirmed.clear()
-        for waiter in self._waiters.values():
-            if not waiter.done():
-                waiter.set_result(None)  # the next subscription resyncs the table
-        self._waiters.clear()
+        elif kind == "sunsubscribe" and channel in link.wanted and channel not in link.waiters:
+            if channel in link.confirmed and self._cluster is not None:
+                # Redis's own: the slot moved to another node.
+                raise _MovedError(channel)
+            if channel not in link.confirmed:
+                await pubsub.ssubscribe(channel)  # followed again, and none on its way
 
     # Delivering ---------------------------------------------------------------------------
 
     async def run(self, handler: Handler) -> None:
+        self._handler = handler
+        try:
+            if self._cluster is None:
+                await self._run_link(self._site)
+                return
+            for link in list(self._links.values()):
+                self._start(link)
+            await self._run_link(self._site)
+        finally:
+            self._handler = None
+            for link in self._links.values():
+                if link.task is not None:
+                    link.task.cancel()
+                    link.task = None
+
+    def _start(self, link: _Link) -> None:
+        link.task = asyncio.get_running_loop().create_task(self._run_link(link))
+
+    async def _connect(self, link: _Link) -> aioredis.Redis:
+        """The client a link subscribes with (on a cluster, to its master now)."""
+        if self._cluster is None:
+            assert isinstance(self._client, aioredis.Redis)
+            return self._client
+        assert self._node_client is not None
+        node = (
+            self._cluster.get_random_node()
+            if link.site
+            else self._cluster.nodes_manager.nodes_cache.get(link.node)
+        )
+        if node is None or (not link.site and node.server_type != PRIMARY):
+            raise _MovedError(link.node)
+        return self._node_client(node.host, int(node.port))
+
+    async def _run_link(self, link: _Link) -> None:
         delay = self._retry_min
         while True:
-            pubsub = self._client.pubsub()
+            client: aioredis.Redis | None = None
+            pubsub: PubSub | None = None
             try:
-                await self._subscribe(pubsub)
+                if self._cluster is not None:
+                    await self._route_again(link)
+                    if not link.site and not link.wanted:
+                        return  # its master serves no table followed here (any more)
+                client = await self._connect(link)
+                pubsub = client.pubsub()
+                early = await self._subscribe(link, pubsub)
                 self._subscriptions += 1
                 if self._subscriptions > 1:
                     BUS_RECONNECTS.inc()
-                await self._resync(handler)
-                self._set_healthy(True)
+                assert self._handler is not None
+                await self._resync(self._handler)
+                link.down = False
+                self._update_health()
                 delay = self._retry_min
+                for message in early:
+                    await self._deliver(message["data"], self._handler)
                 async for message in pubsub.listen():
                     self.last_notice_at = self._clock()
                     if message["type"] in ("message", "smessage"):
-                        await self._deliver(message["data"], handler)
+                        await self._deliver(message["data"], self._handler)
                     else:
-                        await self._on_subscription(pubsub, message)
-                log.warning("bus unsubscribed", extra={"retry_s": delay})
+                        await self._on_subscription(link, pubsub, message)
+                if link.site or link.wanted:
+                    log.warning("bus unsubscribed", extra={"retry_s": delay})
+                    link.down = True
+                # else: a cluster's link whose last table was let go (it ends below)
             except asyncio.CancelledError:
                 raise
+            except _MovedError as e:
+                log.info("bus: channels moved", extra={"node": link.node, "channel": str(e)})
+                link.down = True
+                delay = 0.0
             except Exception as e:
+                link.down = True
                 _failed("bus disconnected", e, delay)
             finally:
-                self._set_healthy(False)
-                self._unsubscribed()
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # untyped upstream
+                link.unsubscribed()
+                self._update_health()
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()  # type: ignore[no-untyped-call]  # untyped upstream
+                if client is not None and client is not self._client:
+                    with contextlib.suppress(Exception):
+                        await client.aclose()
             await asyncio.sleep(delay)
-            delay = min(self._retry_max, delay * 2)
+            delay = min(self._retry_max, max(self._retry_min, delay * 2))
+
+    async def _route_again(self, link: _Link) -> None:
+        """On a cluster, before a link (re)subscribes: read the map of slots again, and
+        move each of its channels to the link of the master serving its slot now. A channel
+        moved to a link already subscribed is followed there (its table resynced once Redis
+        confirmed it: its notices since this link failed are lost); the others come with
+        their link's own subscription, which resyncs every table."""
+        assert self._cluster is not None
+        await self._cluster.nodes_manager.initialize()
+        for channel in list(link.wanted):
+            owner = self._link_of(channel)
+            if owner is link:
+                continue
+            link.wanted.discard(channel)
+            table_id = self.layout.table_of_channel(channel)
+            if owner.pubsub is not None:
+                self._spawn_refollow(table_id)
+            else:
+                owner.wanted.add(channel)
+        if not link.site and not link.wanted:
+            self._links.pop(link.node, None)
+            self._update_health()
+
+    def _spawn_refollow(self, table_id: str) -> None:
+        async def refollow() -> None:
+            await self.follow(table_id)
+            if self._handler is not None:
+                try:
+                    await self._handler({"kind": "resync", "table_id": table_id})
+                except Exception as e:
+                    _failed("table resync failed: resync every table", e, 0.0)
+                    await self._resync(self._handler)
+
+        task = asyncio.get_running_loop().create_task(refollow())
+        self._refollowing.add(task)
+        task.add_done_callback(self._refollowing.discard)
 
     async def _deliver(self, data: bytes, handler: Handler) -> None:
         table_id: str | None = None
@@ -359,9 +554,10 @@ class RedisBus:
                     raise
                 except Exception as e:
                     _failed("table resync failed: resync every table", e, 0.0)
-            self._set_healthy(False)
+            self._healthy = False
+            BUS_CONNECTED.set(0)
             await self._resync(handler)
-            self._set_healthy(True)
+            self._update_health()
 
     def _observe_delay(self, notice: Notice) -> None:
         """A commit's notice handled: how long after the commit (Redis's TIME, so one clock

@@ -333,6 +333,7 @@ class TableHub:
                             "lobby refused to close a finished table",
                             extra={"table_id": table_id, "code": e.code},
                         )
+            await self.store.keep_tokens(table_id)
             await self.store.lobby_close_done(table_id)
             self._lobby_close_tries.pop(table_id, None)
             closed += 1

@@ -10,9 +10,15 @@ version and the id of the commit that wrote it, write, and publish the commit's 
 two replicas can never both apply an action, and every replica sees notices in commit order
 (stamped with the commit's instant by Redis's TIME: bus.py).
 
+Where each key is, on one Redis or on a Redis Cluster, is :mod:`lexio_gateway.redis_layout`'s:
+on a cluster a commit's keys, its bucket's indexes and its channel share one hash slot.
+
 Seat tokens expire ``TOKEN_TTL_SECONDS`` after they were given, unless their game ends first:
-the commit that ends it makes its tokens (listed per table, ``tk:<table>``) permanent, and the
-records' retention deletes them (:meth:`RedisTableStore.expire_finished`).
+once its table is closed in the lobby its tokens (listed per table, ``tk:<table>``) become
+permanent (:meth:`RedisTableStore.keep_tokens`), and the records' retention deletes them
+(:meth:`RedisTableStore.expire_finished`). The tokens are found by their digest alone, so on
+a cluster they are in slots of their own: no script touches them, and each step on them is
+one a later pass can do again.
 
 Durability is Redis's: run it with ``appendonly yes`` and ``appendfsync everysec`` (or
 ``always``); docs/operations.md says what an operator must set. Redis replicates
@@ -32,9 +38,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
 
 from lexio_common import redis_client
-from lexio_gateway.bus import ORIGIN, table_channel
+from lexio_gateway.bus import ORIGIN
 from lexio_gateway.metrics import STORE_COMMIT_SECONDS
 from lexio_gateway.records import (
     ActionReply,
@@ -46,20 +53,14 @@ from lexio_gateway.records import (
     record_from_fields,
     tombstone,
 )
+from lexio_gateway.redis_layout import PREFIX, Indexes, RedisLayout
 from lexio_gateway.store import Expired, StoreUnavailableError, VersionConflictError, stamp_end
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-PREFIX: Final = "lexio:gw:"
 REPLY_TTL_SECONDS: Final = 7 * 24 * 3600
 TOKEN_TTL_SECONDS: Final = 30 * 24 * 3600
-LOBBY_CLOSES: Final = f"{PREFIX}lobby-closes"
-"""Finished tables still to close in the lobby, scored by when the next try is due."""
-ENDED: Final = f"{PREFIX}ended"
-"""Finished tables whose record is kept, scored by when their game ended."""
-EXPIRED: Final = f"{PREFIX}expired"
-"""The tombstones of finished tables whose record expired, scored by when their game ended."""
 TOKEN_PREFIX: Final = f"{PREFIX}k:"
 SCHEMA_KEY: Final = f"{PREFIX}schema"
 SCHEMA: Final = 2
@@ -92,11 +93,8 @@ else
   redis.call('ZREM', KEYS[3], ARGV[5])
   local was_playing = redis.call('SREM', KEYS[4], ARGV[5])
   if was_playing == 1 and ARGV[6] == 'over' then
+    -- To close in the lobby; then its seats' tokens are kept (RedisTableStore.keep_tokens).
     redis.call('ZADD', KEYS[7], 0, ARGV[5])
-    -- The seats' tokens last as long as the record now (the retention deletes them).
-    for _, digest in ipairs(redis.call('SMEMBERS', KEYS[9])) do
-      redis.call('PERSIST', ARGV[13] .. digest)
-    end
     redis.call('PERSIST', KEYS[9])
   end
 end
@@ -115,39 +113,28 @@ return 1
 """
 
 
-# A finished table becomes its tombstone (the caller read it and wrote the tombstone's meta):
-# if it is still that version, its state, events and lobby closing go, and its tokens lose
-# their names. Replies expire by themselves (REPLY_TTL_SECONDS, shorter than any retention).
+# A finished table becomes its tombstone (the caller read it, wrote the tombstone's meta, and
+# took the names off its tokens first): if it is still that version, its state, events and
+# lobby closing go. Replies expire by themselves (REPLY_TTL_SECONDS, shorter than any
+# retention).
 _EXPIRE: Final = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'meta', ARGV[3], 'state', '')
 redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[3], ARGV[4])
+local ended = redis.call('ZSCORE', KEYS[4], ARGV[4])
 redis.call('ZREM', KEYS[4], ARGV[4])
-local ended = redis.call('ZSCORE', KEYS[5], ARGV[4])
-redis.call('ZREM', KEYS[5], ARGV[4])
-redis.call('ZADD', KEYS[6], ended or ARGV[6], ARGV[4])
-for _, digest in ipairs(redis.call('SMEMBERS', KEYS[3])) do
-  local key = ARGV[5] .. digest
-  local raw = redis.call('GET', key)
-  if raw then
-    local token = cjson.decode(raw)
-    token[3] = ''
-    redis.call('SET', key, cjson.encode(token), 'KEEPTTL')
-  end
-end
+redis.call('ZADD', KEYS[5], ended or ARGV[5], ARGV[4])
 return 1
 """
 
-# A tombstone past its second retention goes with its tokens (if it still is one; a key that
-# is no tombstone leaves the list).
+# A tombstone past its second retention goes, with the list of its tokens (the caller deleted
+# the tokens first); a key that is no tombstone only leaves the list.
 _PURGE: Final = """
 local meta = redis.call('HGET', KEYS[1], 'meta')
 if meta and cjson.decode(meta)['status'] ~= 'expired' then
   redis.call('ZREM', KEYS[3], ARGV[1])
   return 0
-end
-for _, digest in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  redis.call('DEL', ARGV[2] .. digest)
 end
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('ZREM', KEYS[3], ARGV[1])
@@ -179,7 +166,7 @@ class RedisTableStore:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: aioredis.Redis | aioredis.RedisCluster,
         clock: Callable[[], float] = time.time,
         *,
         wait_replicas: int = 0,
@@ -189,6 +176,7 @@ class RedisTableStore:
         ``wait_replicas``: how many of Redis's replicas must have a commit before it is
         acknowledged, waiting at most ``wait_timeout`` seconds (0: none, Redis's default)."""
         self._client = client
+        self.layout = RedisLayout(cluster=isinstance(client, aioredis.RedisCluster))
         self._clock = clock
         self._wait_replicas = wait_replicas
         self._wait_ms = max(1, round(wait_timeout * 1000))
@@ -211,7 +199,7 @@ class RedisTableStore:
         return cls(client, clock, wait_replicas=wait_replicas, wait_timeout=wait_timeout)
 
     @property
-    def client(self) -> aioredis.Redis:
+    def client(self) -> aioredis.Redis | aioredis.RedisCluster:
         return self._client
 
     @staticmethod
@@ -230,18 +218,8 @@ class RedisTableStore:
         except StoreUnavailableError:
             return False
 
-    @staticmethod
-    def table_key(table_id: str) -> str:
-        return f"{PREFIX}t:{table_id}"
-
-    @staticmethod
-    def _events_key(table_id: str) -> str:
-        return f"{PREFIX}ev:{table_id}"
-
-    @staticmethod
-    def _tokens_key(table_id: str) -> str:
-        """The digests of the table's seat tokens."""
-        return f"{PREFIX}tk:{table_id}"
+    def table_key(self, table_id: str) -> str:
+        return self.layout.table(table_id)
 
     async def create_table(self, record: TableRecord) -> None:
         key = self.table_key(record.table_id)
@@ -272,19 +250,18 @@ class RedisTableStore:
         expected_commit: str | None = None,
     ) -> None:
         stamp_end(record, self._clock())
-        reply_key = (
-            f"{PREFIX}r:{record.table_id}:{reply.player_id}:{reply.action_id}" if reply else ""
-        )
+        layout, table_id = self.layout, record.table_id
+        indexes = layout.indexes(table_id)
         keys = [
-            self.table_key(record.table_id),
-            self._events_key(record.table_id),
-            f"{PREFIX}deadlines",
-            f"{PREFIX}playing",
-            reply_key or f"{PREFIX}r:none",
-            table_channel(record.table_id),
-            LOBBY_CLOSES,
-            ENDED,
-            self._tokens_key(record.table_id),
+            layout.table(table_id),
+            layout.events(table_id),
+            indexes.deadlines,
+            indexes.playing,
+            layout.reply(table_id, *((reply.player_id, reply.action_id) if reply else ())),
+            layout.channel(table_id),
+            indexes.lobby_closes,
+            indexes.ended,
+            layout.tokens(table_id),
         ]
         args: list[Any] = [
             str(expected_version),
@@ -299,7 +276,7 @@ class RedisTableStore:
             REPLY_TTL_SECONDS,
             len(events),
             repr(record.ended_at) if record.ended_at is not None else "",
-            TOKEN_PREFIX,
+            "",  # formerly the tokens' prefix, for a loop now out of the script
             f"={expected_commit}" if expected_commit is not None else "",
             record.commit,
             record.parent,
@@ -334,23 +311,56 @@ class RedisTableStore:
         Whether it applied, and how many replicas confirmed it."""
         if not self._wait_replicas:
             return await self._save(keys=keys, args=args), 0
+        for loaded in (False, True):
+            pipe = self._client.pipeline(transaction=False)
+            # execute_command: redis-py refuses pipe.evalsha on a cluster, but routes this
+            # one by its keys.
+            pipe.execute_command("EVALSHA", self._save.sha, len(keys), *keys, *args)
+            wait = ("WAIT", self._wait_replicas, self._wait_ms)
+            if isinstance(self._client, aioredis.RedisCluster):
+                # On the node of the commit's slot (redis-py would send WAIT to every node).
+                pipe.execute_command(*wait, target_nodes=self._client.get_node_from_key(keys[0]))
+            else:
+                pipe.execute_command(*wait)
+            try:
+                applied, replicas = await pipe.execute()
+            except NoScriptError:
+                if loaded:
+                    raise
+                # A Redis that restarted, or a replica promoted: scripts are not replicated.
+                await self._client.script_load(_SAVE)
+                continue
+            return applied, replicas
+        raise AssertionError("unreachable")
+
+    async def confirm_replicated(self, table_id: str) -> None:
+        if not self._wait_replicas:
+            return
+        # WAIT counts this connection's writes: one more, in the table's slot (its node), comes
+        # after every earlier write there, the unconfirmed commit's included.
+        barrier = self.layout.barrier(table_id)
         pipe = self._client.pipeline(transaction=False)
-        await self._save(keys=keys, args=args, client=pipe)
-        pipe.execute_command("WAIT", self._wait_replicas, self._wait_ms)
-        applied, replicas = await pipe.execute()
-        return applied, replicas
+        pipe.incr(barrier)
+        wait = ("WAIT", self._wait_replicas, self._wait_ms)
+        if isinstance(self._client, aioredis.RedisCluster):
+            pipe.execute_command(*wait, target_nodes=self._client.get_node_from_key(barrier))
+        else:
+            pipe.execute_command(*wait)
+        _, replicas = await self._guard(pipe.execute)
+        if replicas < self._wait_replicas:
+            raise StoreUnavailableError("redis: the replication of earlier commits not confirmed")
 
     async def events_after(self, table_id: str, seq: int, limit: int) -> list[StoredEvent]:
         if limit <= 0:
             return []
         raw = await self._guard(
-            lambda: self._client.lrange(self._events_key(table_id), seq, seq + limit - 1)
+            lambda: self._client.lrange(self.layout.events(table_id), seq, seq + limit - 1)
         )
         return [StoredEvent(seq + 1 + i, json.loads(entry)) for i, entry in enumerate(raw)]
 
     async def find_reply(self, table_id: str, player_id: str, action_id: str) -> ActionReply | None:
         raw = await self._guard(
-            lambda: self._client.get(f"{PREFIX}r:{table_id}:{player_id}:{action_id}")
+            lambda: self._client.get(self.layout.reply(table_id, player_id, action_id))
         )
         return ActionReply(player_id, action_id, json.loads(raw)) if raw else None
 
@@ -360,7 +370,7 @@ class RedisTableStore:
         async def read() -> list[Any]:
             pipe = self._client.pipeline(transaction=False)
             pipe.hget(self.table_key(table_id), "version")
-            pipe.get(f"{PREFIX}r:{table_id}:{player_id}:{action_id}")
+            pipe.get(self.layout.reply(table_id, player_id, action_id))
             return await pipe.execute()
 
         version, raw = await self._guard(read)
@@ -369,11 +379,13 @@ class RedisTableStore:
 
     async def add_token(self, token_hash: str, token: SeatToken) -> None:
         value = json.dumps([token.table_id, token.player_id, token.name])
-        listed = self._tokens_key(token.table_id)
+        listed = self.layout.tokens(token.table_id)
 
         async def add() -> None:
-            pipe = self._client.pipeline(transaction=True)
-            pipe.set(f"{TOKEN_PREFIX}{token_hash}", value, ex=TOKEN_TTL_SECONDS)
+            # One transaction on one Redis; on a cluster the token and its table's list are
+            # in two slots. A token its list lacks only expires with its TTL.
+            pipe = self._client.pipeline(transaction=not self.layout.cluster)
+            pipe.set(self.layout.token(token_hash), value, ex=TOKEN_TTL_SECONDS)
             pipe.sadd(listed, token_hash)
             pipe.expire(listed, TOKEN_TTL_SECONDS)
             await pipe.execute()
@@ -381,82 +393,147 @@ class RedisTableStore:
         await self._guard(add)
 
     async def find_token(self, token_hash: str) -> SeatToken | None:
-        raw = await self._guard(lambda: self._client.get(f"{PREFIX}k:{token_hash}"))
+        raw = await self._guard(lambda: self._client.get(self.layout.token(token_hash)))
         if raw is None:
             return None
         table_id, player_id, name = json.loads(raw)
         return SeatToken(table_id, player_id, name)
 
     async def drop_token(self, token_hash: str) -> None:
-        await self._guard(lambda: self._client.delete(f"{PREFIX}k:{token_hash}"))
+        await self._guard(lambda: self._client.delete(self.layout.token(token_hash)))
+
+    async def keep_tokens(self, table_id: str) -> None:
+        tokens = await self._token_keys(table_id)
+        if tokens:
+
+            async def persist() -> None:
+                pipe = self._client.pipeline(transaction=False)
+                for key in tokens:
+                    pipe.persist(key)
+                await pipe.execute()
+
+            await self._guard(persist)
+
+    async def _token_keys(self, table_id: str) -> list[str]:
+        digests = await self._guard(lambda: self._client.smembers(self.layout.tokens(table_id)))
+        return [self.layout.token(_text(d)) for d in digests]
+
+    async def _each_index(self, read: Callable[[Any, Indexes], Any]) -> list[Any]:
+        """``read`` queued for every bucket's indexes in one pipeline (one Redis: one)."""
+
+        async def run() -> list[Any]:
+            pipe = self._client.pipeline(transaction=False)
+            for indexes in self.layout.all_indexes:
+                read(pipe, indexes)
+            return await pipe.execute()
+
+        return await self._guard(run)
 
     async def tables_in_play(self) -> list[TableRecord]:
-        ids = await self._guard(lambda: self._client.smembers(f"{PREFIX}playing"))
-        records = [await self.get_table(_text(i)) for i in ids]
+        found = await self._each_index(lambda pipe, i: pipe.smembers(i.playing))
+        records = [await self.get_table(_text(t)) for ids in found for t in ids]
         return [r for r in records if r is not None]
 
     async def due_tables(self, now: float) -> list[str]:
-        ids = await self._guard(
-            lambda: self._client.zrangebyscore(f"{PREFIX}deadlines", "-inf", now)
-        )
-        return [_text(i) for i in ids]
+        found = await self._each_index(lambda pipe, i: pipe.zrangebyscore(i.deadlines, "-inf", now))
+        return [_text(t) for ids in found for t in ids]
 
     async def lobby_closes_due(self, now: float, limit: int) -> list[str]:
-        ids = await self._guard(
-            lambda: self._client.zrangebyscore(LOBBY_CLOSES, "-inf", now, start=0, num=limit)
+        found = await self._each_index(
+            lambda pipe, i: pipe.zrangebyscore(i.lobby_closes, "-inf", now, start=0, num=limit)
         )
-        return [_text(i) for i in ids]
+        return [_text(t) for ids in found for t in ids][:limit]
 
     async def claim_lobby_close(self, table_id: str, now: float, until: float) -> bool:
         args = [table_id, repr(now), repr(until)]
-        return bool(await self._guard(lambda: self._claim(keys=[LOBBY_CLOSES], args=args)))
+        keys = [self.layout.indexes(table_id).lobby_closes]
+        return bool(await self._guard(lambda: self._claim(keys=keys, args=args)))
 
     async def lobby_close_done(self, table_id: str) -> None:
-        await self._guard(lambda: self._client.zrem(LOBBY_CLOSES, table_id))
+        listed = self.layout.indexes(table_id).lobby_closes
+        await self._guard(lambda: self._client.zrem(listed, table_id))
 
     async def expire_finished(
         self, expire_before: float, purge_before: float, limit: int
     ) -> Expired:
         if not self._migrated:
             await self.migrate()
-        due = await self._guard(
-            lambda: self._client.zrangebyscore(ENDED, "-inf", expire_before, start=0, num=limit)
+        layout = self.layout
+        due = await self._each_index(
+            lambda pipe, i: pipe.zrangebyscore(i.ended, "-inf", expire_before, start=0, num=limit)
         )
         expired = []
-        for table_id in map(_text, due):
+        for table_id in [_text(t) for ids in due for t in ids][:limit]:
+            indexes = layout.indexes(table_id)
             record = await self.get_table(table_id)
             if record is None or record.status is not TableStatus.OVER:
                 # Not a finished table (any more): nothing to keep it listed for.
-                await self._ask(self._client.zrem(ENDED, table_id))
+                await self._ask(self._client.zrem(indexes.ended, table_id))
                 continue
+            await self._unname_tokens(table_id)
             stone = tombstone(record)
             keys = [
-                self.table_key(table_id),
-                self._events_key(table_id),
-                self._tokens_key(table_id),
-                LOBBY_CLOSES,
-                ENDED,
-                EXPIRED,
+                layout.table(table_id),
+                layout.events(table_id),
+                indexes.lobby_closes,
+                indexes.ended,
+                indexes.expired,
             ]
             args: list[str | int] = [
                 record.version,
                 stone.version,
                 _meta(stone),
                 table_id,
-                TOKEN_PREFIX,
                 repr(record.ended_at if record.ended_at is not None else expire_before),
             ]
             if await self._ask(self._expire(keys=keys, args=args)):
                 expired.append(table_id)
-        old = await self._guard(
-            lambda: self._client.zrangebyscore(EXPIRED, "-inf", purge_before, start=0, num=limit)
+        old = await self._each_index(
+            lambda pipe, i: pipe.zrangebyscore(i.expired, "-inf", purge_before, start=0, num=limit)
         )
         purged = []
-        for table_id in map(_text, old):
-            keys = [self.table_key(table_id), self._tokens_key(table_id), EXPIRED]
-            if await self._ask(self._purge(keys=keys, args=[table_id, TOKEN_PREFIX])):
+        for table_id in [_text(t) for ids in old for t in ids][:limit]:
+            record = await self.get_table(table_id)
+            if record is None or record.status is TableStatus.EXPIRED:
+                await self._delete_tokens(table_id)
+            keys = [
+                layout.table(table_id),
+                layout.tokens(table_id),
+                layout.indexes(table_id).expired,
+            ]
+            if await self._ask(self._purge(keys=keys, args=[table_id])):
                 purged.append(table_id)
         return Expired(expired, purged)
+
+    async def _unname_tokens(self, table_id: str) -> None:
+        """The players' names off the table's tokens (done again harmlessly if the tombstone's
+        script does not follow: the table stays listed until it does)."""
+        tokens = await self._token_keys(table_id)
+
+        async def unname() -> None:
+            read = self._client.pipeline(transaction=False)
+            for key in tokens:
+                read.get(key)
+            write = self._client.pipeline(transaction=False)
+            for key, raw in zip(tokens, await read.execute(), strict=True):
+                if raw is not None and json.loads(raw)[2] != "":
+                    write.set(key, json.dumps([*json.loads(raw)[:2], ""]), keepttl=True)
+            await write.execute()
+
+        if tokens:
+            await self._guard(unname)
+
+    async def _delete_tokens(self, table_id: str) -> None:
+        tokens = await self._token_keys(table_id)
+        if tokens:
+
+            async def delete() -> None:
+                pipe = self._client.pipeline(transaction=False)
+                for key in tokens:
+                    pipe.delete(key)
+                await pipe.execute()
+
+            await self._guard(delete)
 
     async def migrate(self) -> None:
         """Data written before :data:`SCHEMA` 2, once per store (any replica; again is
@@ -468,6 +545,11 @@ class RedisTableStore:
     async def _migrate(self) -> None:
         stored = await self._client.get(SCHEMA_KEY)
         if stored is not None and int(stored) >= SCHEMA:
+            self._migrated = True
+            return
+        if self.layout.cluster:
+            # No gateway before schema 2 could use a cluster: nothing to bring up to it.
+            await self._client.set(SCHEMA_KEY, SCHEMA)
             self._migrated = True
             return
         now = self._clock()
@@ -495,7 +577,8 @@ class RedisTableStore:
                     _meta(record),
                 )
                 tables += 1
-            listed = ENDED if record.status is TableStatus.OVER else EXPIRED
+            indexes = self.layout.indexes(table_id)
+            listed = indexes.ended if record.status is TableStatus.OVER else indexes.expired
             await self._client.zadd(listed, {table_id: record.ended_at}, nx=True)
         tokens = 0
         async for key in self._client.scan_iter(match=f"{TOKEN_PREFIX}*", count=500):
@@ -505,12 +588,12 @@ class RedisTableStore:
             table_id = json.loads(raw)[0]
             digest = _text(key).removeprefix(TOKEN_PREFIX)
             pipe = self._client.pipeline(transaction=False)
-            pipe.sadd(self._tokens_key(table_id), digest)
+            pipe.sadd(self.layout.tokens(table_id), digest)
             if table_id in finished:
                 pipe.persist(key)
-                pipe.persist(self._tokens_key(table_id))
+                pipe.persist(self.layout.tokens(table_id))
             else:
-                pipe.expire(self._tokens_key(table_id), TOKEN_TTL_SECONDS)
+                pipe.expire(self.layout.tokens(table_id), TOKEN_TTL_SECONDS)
             await pipe.execute()
             tokens += 1
         await self._client.set(SCHEMA_KEY, SCHEMA)

@@ -513,6 +513,9 @@ class TableRoom:
         if self.record.status is TableStatus.OPEN:
             raise ProtocolError("not_started", id=action_id)
         if earlier is not None:
+            # Its commit may be one Redis's replicas had not confirmed (it was answered
+            # unavailable): acknowledged now only once they have it.
+            await self._services.store.confirm_replicated(self.table_id)
             await conn.send(earlier.reply)
             return "duplicate"
         seat = self.seat_of(player_id)

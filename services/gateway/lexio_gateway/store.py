@@ -100,6 +100,18 @@ class TableStore(Protocol):
 
     async def drop_token(self, token_hash: str) -> None: ...
 
+    async def confirm_replicated(self, table_id: str) -> None:
+        """Return once every write so far of the table's data is on as many of the store's
+        replicas as a commit must be (StoreUnavailableError if not in time): before an action
+        sent again is answered from its stored reply."""
+        ...
+
+    async def keep_tokens(self, table_id: str) -> None:
+        """A finished game's seat tokens last as long as its record from now on (the records'
+        retention deletes them): done once its table is closed in the lobby. Again is
+        harmless."""
+        ...
+
     async def tables_in_play(self) -> list[TableRecord]: ...
 
     async def lobby_closes_due(self, now: float, limit: int) -> list[str]:
@@ -408,6 +420,12 @@ class SqliteTableStore:
     async def drop_token(self, token_hash: str) -> None:
         with self._db:
             self._db.execute("DELETE FROM tokens WHERE token_hash = ?", (token_hash,))
+
+    async def keep_tokens(self, table_id: str) -> None:
+        return None  # they never expire here but with their record
+
+    async def confirm_replicated(self, table_id: str) -> None:
+        return None  # one file, no replicas
 
     async def tables_in_play(self) -> list[TableRecord]:
         rows = self._db.execute(
