@@ -18,7 +18,7 @@ import grpc
 import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from lexio_testing import LoopThread, RedisServer, free_port
+from lexio_testing import LoopThread, RedisClusterServer, RedisServer, free_port
 from lobby_fixtures import (
     CARDS,
     JOIN_FAILURES,
@@ -38,7 +38,14 @@ from lobby_fixtures import (
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio_common.config import ConfigError
 from lexio_common.grpc_service import start_grpc_server
-from lexio_lobby.redis_store import DEFAULT_PREFIX, RedisTableStore, _guard, describe_url
+from lexio_lobby.redis_store import (
+    CLUSTER_PREFIX,
+    DEFAULT_PREFIX,
+    RedisTableStore,
+    _guard,
+    describe_url,
+    key_prefix,
+)
 from lexio_lobby.server import LobbyConfig, _watch_store, start_lobby
 from lexio_lobby.store import StoreError, StoreUnavailableError
 
@@ -509,3 +516,39 @@ def test_the_health_watcher_stops_even_if_its_store_swallows_the_cancel(
         await server.stop(0)
 
     loop_thread.run(scenario())
+
+
+# -- a Redis Cluster ------------------------------------------------------------------------
+
+
+def test_two_replicas_on_a_redis_cluster_race_joins_and_keep_the_lobby_in_one_slot(
+    loop_thread: LoopThread, redis_cluster: RedisClusterServer, tmp_path: Path
+) -> None:
+    """On a cluster (``redis+cluster://``) the lobby's keys carry one hash tag, so that its
+    scripts (a table with its code and index) run in one slot: two replicas race twenty joins
+    for three seats as on one Redis, and every key of the lobby is on one master."""
+    clock = FakeClock()
+    harnesses = [
+        LobbyHarness(
+            loop_thread,
+            lobby_config(tmp_path / f"unused{n}.sqlite3", redis_url=redis_cluster.url),
+            clock=clock,
+        ).start()
+        for n in range(2)
+    ]
+    try:
+        a, b = harnesses
+        created = a.create()
+        seats, refused = race_joins([a.stub, b.stub], created.invite_code)
+        assert sorted(seats) == [1, 2, 3] and refused == ["table_full"] * 17
+        for replica in (a, b):
+            assert len(replica.get(created.table.table_id).table.seats) == 4
+        keys = redis_cluster.command_for_key(CLUSTER_PREFIX, "KEYS", f"{CLUSTER_PREFIX}*")
+        assert isinstance(keys, list)
+        assert f"{CLUSTER_PREFIX}table:{created.table.table_id}" in keys
+        assert f"{CLUSTER_PREFIX}code:{created.invite_code.replace('-', '')}" in keys
+    finally:
+        for harness in harnesses:
+            harness.stop()
+    with pytest.raises(StoreError, match="hash tag"):
+        key_prefix(redis_cluster.url, "lexio:other:")

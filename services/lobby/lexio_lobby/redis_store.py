@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -64,6 +65,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_PREFIX: Final = "lexio:lobby:"
+CLUSTER_PREFIX: Final = "{lexio:lobby}:"
+"""The default on a Redis Cluster: one hash tag, so that every script's keys (a table, its
+code and the index of its state) share a slot. The lobby is then on one master (its writes
+are a few per game, against one per move for the gateway: docs/scaling.md)."""
 #: Seconds to connect, and to wait for any reply, before a call fails with store_unavailable.
 DEFAULT_TIMEOUT: Final = 2.0
 SCHEMA_VERSION: Final = "1"
@@ -157,7 +162,26 @@ def describe_url(url: str) -> str:
     return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
-def connect(url: str, timeout: float = DEFAULT_TIMEOUT) -> aioredis.Redis:
+def key_prefix(url: str, prefix: str = DEFAULT_PREFIX) -> str:
+    """The prefix to use with ``url``: on a Redis Cluster the default becomes
+    :data:`CLUSTER_PREFIX`, and another one must hold a hash tag (StoreError otherwise).
+
+    >>> key_prefix("redis+cluster://redis:6379"), key_prefix("redis://redis:6379/0")
+    ('{lexio:lobby}:', 'lexio:lobby:')
+    """
+    if not redis_client.is_cluster_url(url):
+        return prefix
+    if prefix == DEFAULT_PREFIX:
+        return CLUSTER_PREFIX
+    if not re.search(r"\{[^}]+\}", prefix):
+        raise StoreError(
+            f"on a Redis Cluster the lobby's key prefix needs a hash tag, as in "
+            f"{CLUSTER_PREFIX!r}, not {prefix!r} (LEXIO_LOBBY_REDIS_PREFIX)"
+        )
+    return prefix
+
+
+def connect(url: str, timeout: float = DEFAULT_TIMEOUT) -> aioredis.Redis | aioredis.RedisCluster:
     """A client for ``url`` (no I/O yet): text replies, bounded waits, no automatic retry."""
     try:
         return redis_client.connect(url, timeout=timeout, name="lexio-lobby", text=True)
@@ -218,7 +242,9 @@ def _flat(pairs: Mapping[str, str]) -> list[str]:
 class RedisTableStore:
     """:class:`~lexio_lobby.store.TableStore` in Redis. Open it with :meth:`open`."""
 
-    def __init__(self, client: aioredis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(
+        self, client: aioredis.Redis | aioredis.RedisCluster, prefix: str = DEFAULT_PREFIX
+    ) -> None:
         self.client = client
         self.keys = RedisKeys(prefix)
         self._insert = client.register_script(_INSERT)
@@ -231,7 +257,7 @@ class RedisTableStore:
     ) -> RedisTableStore:
         """Connect, check the schema version (setting it on a fresh prefix), and warn about a
         Redis that would not keep tables (no AOF, eviction). Unreachable: StoreError."""
-        store = cls(connect(url, timeout), prefix)
+        store = cls(connect(url, timeout), key_prefix(url, prefix))
         try:
             await store._check(describe_url(url))
         except BaseException:
@@ -405,7 +431,7 @@ class RedisJoinLimiter:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: aioredis.Redis | aioredis.RedisCluster,
         *,
         prefix: str = DEFAULT_PREFIX,
         max_failures: int = DEFAULT_MAX_FAILURES,

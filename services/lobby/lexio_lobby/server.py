@@ -71,6 +71,7 @@ from lexio_lobby.redis_store import (
     RedisJoinLimiter,
     RedisTableStore,
     describe_url,
+    key_prefix,
 )
 from lexio_lobby.servicer import LobbyServicer
 from lexio_lobby.store import SqliteTableStore, StoreError, StoreUnavailableError, TableStore
@@ -253,12 +254,13 @@ async def open_store(
     With Redis both are shared by every replica, and the limiter keeps time with ``clock``
     (epoch seconds, comparable between machines); alone, it uses ``monotonic``."""
     if config.redis_url:
+        prefix = key_prefix(config.redis_url, config.redis_prefix)
         redis_store = await RedisTableStore.open(
-            config.redis_url, prefix=config.redis_prefix, timeout=config.redis_timeout
+            config.redis_url, prefix=prefix, timeout=config.redis_timeout
         )
         limiter: JoinLimiter = RedisJoinLimiter(
             redis_store.client,
-            prefix=config.redis_prefix,
+            prefix=prefix,
             max_failures=config.join_failures,
             window=config.join_window,
             clock=clock,
