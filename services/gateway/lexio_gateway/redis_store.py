@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
@@ -60,6 +61,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 REPLY_TTL_SECONDS: Final = 7 * 24 * 3600
+UNREPLICATED_LOG_SECONDS: Final = 10.0
+"""At most one warning this often for the commits Redis's replicas did not confirm (the
+metric counts each)."""
 TOKEN_TTL_SECONDS: Final = 30 * 24 * 3600
 TOKEN_PREFIX: Final = f"{PREFIX}k:"
 SCHEMA_KEY: Final = f"{PREFIX}schema"
@@ -180,6 +184,8 @@ class RedisTableStore:
         self._clock = clock
         self._wait_replicas = wait_replicas
         self._wait_ms = max(1, round(wait_timeout * 1000))
+        self._unreplicated = 0
+        self._unreplicated_logged_at = -math.inf
         self._save = client.register_script(_SAVE)
         self._claim = client.register_script(_CLAIM)
         self._expire = client.register_script(_EXPIRE)
@@ -291,15 +297,20 @@ class RedisTableStore:
                 raise VersionConflictError(record.table_id)
             if replicas < self._wait_replicas:
                 outcome = "unreplicated"
-                log.warning(
-                    "commit not confirmed by Redis's replicas: not acknowledged",
-                    extra={
-                        "table_id": record.table_id,
-                        "version": record.version,
-                        "replicas": replicas,
-                        "wanted": self._wait_replicas,
-                    },
-                )
+                self._unreplicated += 1
+                now = time.monotonic()
+                if now - self._unreplicated_logged_at >= UNREPLICATED_LOG_SECONDS:
+                    # Once in a while: a master without its replica refuses every commit.
+                    log.warning(
+                        "commits not confirmed by Redis's replicas: not acknowledged",
+                        extra={
+                            "table_id": record.table_id,
+                            "replicas": replicas,
+                            "wanted": self._wait_replicas,
+                            "since_last_log": self._unreplicated,
+                        },
+                    )
+                    self._unreplicated, self._unreplicated_logged_at = 0, now
                 raise StoreUnavailableError("redis: the commit's replication was not confirmed")
             outcome = "applied"
         finally:
