@@ -134,8 +134,9 @@ def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
 ) -> None:
     """LEXIO_REDIS_WAIT_REPLICAS=1: a commit counts once Redis's replica has it. With the
     replica gone it is still applied on the master (its reply stored: the action sent again
-    is answered from it), but answered as unavailable, never acknowledged, so that a failover
-    to a replica without it cannot lose an acknowledged move."""
+    is answered from it once a replica has it), but answered as unavailable, never
+    acknowledged, so that a failover to a replica without it cannot lose an acknowledged
+    move."""
     replica_dir = tmp_path / "replica"
     replica_dir.mkdir()
     redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # not 5 s
@@ -156,6 +157,12 @@ def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
             with pytest.raises(StoreUnavailableError, match="replication"):
                 await store.save_table(after, 4, [StoredEvent(1, {"kind": "pass"})], reply)
             assert await store.version_and_reply("t1", "p1", "r1") == (5, reply)
+            # The action sent again is answered from that reply only once a replica has it.
+            with pytest.raises(StoreUnavailableError, match="replication"):
+                await store.confirm_replicated("t1")
+            replica.start()
+            await eventually(lambda: b"state=online" in redis_server.command("INFO"), "back")
+            await store.confirm_replicated("t1")
         finally:
             await store.close()
 

@@ -419,6 +419,8 @@ class RedisBus:
                 if link.task is not None:
                     link.task.cancel()
                     link.task = None
+            for task in self._refollowing:
+                task.cancel()
 
     def _start(self, link: _Link) -> None:
         link.task = asyncio.get_running_loop().create_task(self._run_link(link))
