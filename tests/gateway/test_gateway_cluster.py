@@ -68,6 +68,46 @@ def test_the_buckets_spread_over_every_master(redis_cluster: RedisClusterServer)
     assert len({redis_cluster.slot_of(name) for name in names}) == 1
 
 
+class AckedPlay:
+    """Two seats playing the bot's moves as fast as they can through a failure: an answer
+    other than ``ack`` is waited out and the move chosen anew; the acknowledged ones are kept
+    (their event number and seat) to be found in the final log."""
+
+    def __init__(self, seats: list[GatewayClient], seed: int) -> None:
+        self.seats = seats
+        self.player = bot(seed)
+        self.acked: list[tuple[int, int]] = []
+
+    async def move(self) -> str:
+        """One try: ``ack``, or what the gateway answered instead (``lost``: no answer)."""
+        mover = to_play(self.seats)
+        seq = mover.seq
+        try:
+            ack = await mover.act(self.player.choose(mover.view))
+        except (ServerError, ConnectionLostError) as e:
+            await asyncio.sleep(0.1)
+            return getattr(e, "code", "lost")
+        self.acked.append((ack["seq"], mover.table["you"]))
+        for seat in self.seats:
+            await seat.wait_view(seq + 1)
+        return "ack"
+
+    async def to_the_end(self, url: str) -> None:
+        """Play on until the game ends; then a seat coming back (on ``url``) reads a log with
+        every acknowledged move at its number, by its seat, the one every seat has."""
+        for _ in range(400):
+            if self.seats[0].view.get("ending"):
+                break
+            await self.move()
+        assert self.seats[0].view.get("ending"), "the game did not end"
+        async with GatewayClient.connect(url, token=self.seats[1].token) as again:
+            await again.wait_for(lambda f: f["type"] in ("snapshot", "view"), since=0)
+            log = again.log
+        lost = [(seq, seat) for seq, seat in self.acked if log[seq - 1]["seat"] != seat]
+        assert lost == [] and len(self.acked) > 8
+        assert all(seat.log == log for seat in self.seats)
+
+
 @ON_CLUSTER
 def test_a_master_killed_mid_game_loses_no_acknowledged_move(
     loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_cluster: RedisClusterServer
@@ -82,30 +122,13 @@ def test_a_master_killed_mid_game_loses_no_acknowledged_move(
 
     async def scenario() -> None:
         async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
-            table_id = ana.table["table_id"]
-            seats = [ana, bruno]
-            player = bot(5)
-            acked: list[tuple[int, int]] = []  # each acknowledged move: its seq, its seat
-
-            async def move() -> str:
-                mover = to_play(seats)
-                seq = mover.seq
-                try:
-                    ack = await mover.act(player.choose(mover.view))
-                except (ServerError, ConnectionLostError) as e:
-                    await asyncio.sleep(0.1)
-                    return getattr(e, "code", "lost")
-                acked.append((ack["seq"], mover.table["you"]))
-                for seat in seats:
-                    await seat.wait_view(seq + 1)
-                return "ack"
-
+            play = AckedPlay([ana, bruno], 5)
             for _ in range(4):
-                assert await move() == "ack"
-            master = _master_of_table(redis_cluster, table_id)
+                assert await play.move() == "ack"
+            master = _master_of_table(redis_cluster, ana.table["table_id"])
             killing = asyncio.ensure_future(asyncio.to_thread(redis_cluster.kill_master, master))
             while not killing.done():  # moves while the master dies and its replica takes over
-                await move()
+                await play.move()
             await killing
             # The new master has no replica: nothing it commits can be acknowledged.
             # (The first tries may fail on the way: the gateways' clients learn the new map of
@@ -113,21 +136,12 @@ def test_a_master_killed_mid_game_loses_no_acknowledged_move(
             unreplicated = _commits("unreplicated")
             answers = set()
             for _ in range(50):
-                answers.add(await move())
+                answers.add(await play.move())
                 if _commits("unreplicated") > unreplicated:
                     break
             assert _commits("unreplicated") > unreplicated and "ack" not in answers, answers
             await asyncio.to_thread(redis_cluster.restart, master)
-            for _ in range(400):
-                if ana.view.get("ending"):
-                    break
-                await move()
-            assert ana.view.get("ending"), "the game did not end"
-            # Every acknowledged move is in the final log, at its number, by its seat.
-            async with GatewayClient.connect(second.url, token=ana.token) as again:
-                await again.wait_for(lambda f: f["type"] in ("snapshot", "view"), since=0)
-                lost = [(seq, seat) for seq, seat in acked if again.log[seq - 1]["seat"] != seat]
-                assert lost == [] and len(acked) > 8
+            await play.to_the_end(second.url)
 
     loop_thread.run(scenario(), timeout=180)
 
@@ -150,43 +164,19 @@ def test_a_tables_slot_moved_to_another_master_mid_game_loses_no_move(
 
     async def scenario() -> None:
         async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
-            table_id = ana.table["table_id"]
-            seats = [ana, bruno]
-            player = bot(6)
-            acked: list[tuple[int, int]] = []
-
-            async def move() -> None:
-                mover = to_play(seats)
-                seq = mover.seq
-                try:
-                    ack = await mover.act(player.choose(mover.view))
-                except ServerError:
-                    await asyncio.sleep(0.05)
-                    return
-                acked.append((ack["seq"], mover.table["you"]))
-                for seat in seats:
-                    await seat.wait_view(seq + 1)
-
+            play = AckedPlay([ana, bruno], 6)
             for _ in range(4):
-                await move()
-            slot = redis_cluster.slot_of(LAYOUT.table(table_id))
+                await play.move()
+            slot = redis_cluster.slot_of(LAYOUT.table(ana.table["table_id"]))
             source = redis_cluster.master_for_slot(slot)
             target = next(m for m in redis_cluster.masters_now() if m is not source)
             moving = asyncio.ensure_future(
                 asyncio.to_thread(redis_cluster.move_slot, slot, target, pause_between_keys=0.05)
             )
             while not moving.done():
-                await move()
+                await play.move()
             await moving
             assert redis_cluster.master_for_slot(slot) is target
-            for _ in range(400):
-                if ana.view.get("ending"):
-                    break
-                await move()
-            assert ana.view.get("ending"), "the game did not end"
-            async with GatewayClient.connect(first.url, token=bruno.token) as again:
-                await again.wait_for(lambda f: f["type"] in ("snapshot", "view"), since=0)
-                lost = [(seq, seat) for seq, seat in acked if again.log[seq - 1]["seat"] != seat]
-                assert lost == [] and again.log == ana.log
+            await play.to_the_end(first.url)
 
     loop_thread.run(scenario(), timeout=180)

@@ -414,16 +414,21 @@ class RedisTableStore:
         await self._guard(lambda: self._client.delete(self.layout.token(token_hash)))
 
     async def keep_tokens(self, table_id: str) -> None:
+        await self._on_each_token(table_id, lambda pipe, key: pipe.persist(key))
+
+    async def _on_each_token(self, table_id: str, queue: Callable[[Any, str], Any]) -> None:
+        """``queue`` one command for each of the table's tokens, in one pipeline."""
         tokens = await self._token_keys(table_id)
-        if tokens:
+        if not tokens:
+            return
 
-            async def persist() -> None:
-                pipe = self._client.pipeline(transaction=False)
-                for key in tokens:
-                    pipe.persist(key)
-                await pipe.execute()
+        async def run() -> None:
+            pipe = self._client.pipeline(transaction=False)
+            for key in tokens:
+                queue(pipe, key)
+            await pipe.execute()
 
-            await self._guard(persist)
+        await self._guard(run)
 
     async def _token_keys(self, table_id: str) -> list[str]:
         digests = await self._guard(lambda: self._client.smembers(self.layout.tokens(table_id)))
@@ -506,7 +511,7 @@ class RedisTableStore:
         for table_id in [_text(t) for ids in old for t in ids][:limit]:
             record = await self.get_table(table_id)
             if record is None or record.status is TableStatus.EXPIRED:
-                await self._delete_tokens(table_id)
+                await self._on_each_token(table_id, lambda pipe, key: pipe.delete(key))
             keys = [
                 layout.table(table_id),
                 layout.tokens(table_id),
@@ -533,18 +538,6 @@ class RedisTableStore:
 
         if tokens:
             await self._guard(unname)
-
-    async def _delete_tokens(self, table_id: str) -> None:
-        tokens = await self._token_keys(table_id)
-        if tokens:
-
-            async def delete() -> None:
-                pipe = self._client.pipeline(transaction=False)
-                for key in tokens:
-                    pipe.delete(key)
-                await pipe.execute()
-
-            await self._guard(delete)
 
     async def migrate(self) -> None:
         """Data written before :data:`SCHEMA` 2, once per store (any replica; again is
