@@ -59,15 +59,15 @@ CLOSE_SERVICE_RESTART: Final = 1012
 CLOSE_TRY_AGAIN_LATER: Final = 1013
 CAS_ATTEMPTS: Final = 5
 CATCH_UP_RETRY_SECONDS: Final = (0.25, 0.5, 1.0, 2.0)
+"""The waits between tries to catch up a connection that the engine or the store could not
+serve, the last repeated: the seat gets its view within ~2 s of the service coming back (at
+once if a commit of the table shows it is back)."""
 OWN_COMMITS_KEPT: Final = 64
 """How many of its own commits a room remembers having told (their notices come back through
 the bus within milliseconds; an older one is told again, harmlessly: delivery is by seq)."""
 COMMITS_KNOWN: Final = 64
 """How many of the table's last commits a room remembers having held or heard: a notice of
 an older version is late, not a sign that the store lost what this replica saw, if it is one."""
-"""The waits between tries to catch up a connection that the engine or the store could not
-serve, the last repeated: the seat gets its view within ~2 s of the service coming back (at
-once if a commit of the table shows it is back)."""
 
 
 def token_hash(token: str) -> str:
