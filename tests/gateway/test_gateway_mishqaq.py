@@ -500,3 +500,67 @@ def test_sigkill_mid_game_comes_back_with_both_banks_right(
         loop_thread.run(after_the_restart(), timeout=60)
     finally:
         assert second.stop() == 0
+
+
+@pytest.mark.parametrize("store", ["redis", "cluster"])
+def test_a_replica_killed_mid_race_its_racer_finishes_on_the_other(
+    loop_thread: LoopThread,
+    engine_server: Any,
+    two_games_lobby: RunningLobby,
+    request: pytest.FixtureRequest,
+    store: str,
+) -> None:
+    """Two gateway processes on one Redis, or on a Redis Cluster; the Latin racer on one, the
+    Arabic on the other. SIGKILL the first: its racer comes back on the survivor with every
+    accepted move, the banks as the clock says (M28: the waiting side's unchanged, the
+    mover's run down, never up), and the race goes on there."""
+    redis_url = request.getfixturevalue("redis_server" if store == "redis" else "redis_cluster").url
+    ports = [free_port(), free_port()]
+    env = environment_without_lexio(
+        LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_server.port}",
+        LEXIO_LOBBY_ADDRESS=f"127.0.0.1:{two_games_lobby.port}",
+        LEXIO_REDIS_URL=redis_url,
+    )
+    doomed = GatewayProcess({**env, "LEXIO_GATEWAY_PORT": str(ports[0])}, ports[0])
+    survivor = GatewayProcess({**env, "LEXIO_GATEWAY_PORT": str(ports[1])}, ports[1])
+    try:
+
+        async def scenario() -> None:
+            ana = GatewayClient(aiohttp.ClientSession(), doomed.url, None)
+            bruno = GatewayClient(aiohttp.ClientSession(), survivor.url, None)
+            clients = [ana, bruno]
+            try:
+                for client in clients:
+                    await client.open()
+                await ana.create("Ana", game="mishqaq")
+                await bruno.join(ana.table["code"], "Bruno")
+                await ana.start()
+                await bruno.wait_for(lambda f: f["type"] == "snapshot", since=0)
+                players = _racers()
+                for _ in range(4):
+                    await play_turn(clients, players)
+                before = {**bruno.view, "seq": bruno.seq}
+                log_before = list(bruno.log)
+                doomed.kill()
+                await asyncio.wait_for(ana.closed.wait(), 5)
+                ana.base_url = survivor.url
+                await reconnect(ana, timeout=15)
+                await ana.wait_for(lambda f: f["type"] in ("snapshot", "view"), since=0)
+                assert ana.log == log_before and ana.seq == before["seq"]
+                mover_bank = f"{before['turn']}_bank"
+                waiting_bank = "arabic_bank" if before["turn"] == "latin" else "latin_bank"
+                assert ana.view[waiting_bank] == before[waiting_bank]
+                assert ana.view[mover_bank] < before[mover_bank]  # a bank never gains time
+                mover = to_move(clients)
+                ack = await mover.act(PASS)  # the race goes on, on the survivor
+                for client in clients:
+                    await client.wait_view(ack["seq"])
+            finally:
+                for client in clients:
+                    await client.close()
+                    await client.session.close()
+
+        loop_thread.run(scenario(), timeout=90)
+    finally:
+        doomed.stop()
+        assert survivor.stop() == 0
