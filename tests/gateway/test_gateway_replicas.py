@@ -7,10 +7,12 @@ import asyncio
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
 import redis
+import redis.cluster
 from gateway_play import (
     bot,
     play_one_turn,
@@ -33,9 +35,10 @@ from lexio_testing import (
 from prometheus_client import REGISTRY
 
 from lexio_client import GatewayClient, ServerError
+from lexio_common.redis_client import is_cluster_url, node_url
 from lexio_engine.server import RunningEngine
-from lexio_gateway.bus import table_channel
 from lexio_gateway.records import SeatToken
+from lexio_gateway.redis_layout import RedisLayout
 from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
 ON_REDIS = pytest.mark.parametrize("gateway_backend", ["redis"])
@@ -273,15 +276,24 @@ def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
         survivor.stop()
 
 
-@ON_REDIS
+@pytest.fixture
+def store_url(gateway_backend: str, request: pytest.FixtureRequest) -> str:
+    """The URL of the Redis (or Redis Cluster) the test's gateways share."""
+    store = "redis_cluster" if gateway_backend == "cluster" else "redis_server"
+    url: str = request.getfixturevalue(store).url
+    return url
+
+
+@ON_REDIS_AND_CLUSTER
 def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
     loop_thread: LoopThread,
     gateway_factory: GatewayFactory,
     engine_server: RunningEngine,
-    redis_server: RedisServer,
+    store_url: str,
     tmp_path: Path,
 ) -> None:
-    """Each gateway talks to its own lobby replica; tables, codes and seats are shared."""
+    """Each gateway talks to its own lobby replica; tables, codes and seats are shared (in one
+    Redis, or a Redis Cluster)."""
     lobbies = [
         loop_thread.run(
             start_lobby(
@@ -291,7 +303,7 @@ def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
                     metrics_port=-1,
                     db_path=tmp_path / f"unused-{i}.sqlite3",
                     games=site_games(f"127.0.0.1:{engine_server.port}"),
-                    redis_url=redis_server.url,
+                    redis_url=store_url,
                 )
             )
         )
@@ -451,34 +463,41 @@ def test_a_resume_while_an_action_waits_on_the_engine_cannot_slip_a_stale_move_i
 # Each replica hears only its own tables (issue 28) -----------------------------------------
 
 
-def _shard_subscribers(redis_server: RedisServer, table_id: str) -> int:
-    reply = redis_server.command("PUBSUB", "SHARDNUMSUB", table_channel(table_id))
-    return int(reply.rsplit(b":", 1)[1])
+def _shard_subscribers(url: str, table_id: str) -> int:
+    """How many subscribe to the table's channel (on a cluster, at its slot's master)."""
+    client, layout = _raw_store(url)
+    channel = layout.channel(table_id)
+    where = {"target_nodes": client.get_node_from_key(channel)} if layout.cluster else {}
+    try:
+        return int(client.execute_command("PUBSUB", "SHARDNUMSUB", channel, **where)[1])
+    finally:
+        client.close()
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_each_replica_hears_only_the_tables_it_holds_and_lets_a_finished_one_go(
-    loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_server: RedisServer
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
     """A table whose players are all on one replica is not heard on the other; a finished
     table nobody watches any more leaves its replica's bus."""
     first, second = gateway_factory(seed=10), gateway_factory(seed=10)
+    url = first.config.redis_url
 
     async def scenario() -> None:
         async with started_game([first.url, second.url], ["Carla", "Dan"]) as (carla, dan):
             shared = carla.table["table_id"]
             async with started_game(first.url, ["Ana", "Bruno"]) as (ana, bruno):
                 alone = ana.table["table_id"]
-                assert _shard_subscribers(redis_server, shared) == 2
-                assert _shard_subscribers(redis_server, alone) == 1
+                assert _shard_subscribers(url, shared) == 2
+                assert _shard_subscribers(url, alone) == 1
                 assert alone in first.hub.rooms and alone not in second.hub.rooms
                 await play_to_the_end([ana, bruno], bot(10))
             await eventually(
-                lambda: _shard_subscribers(redis_server, alone) == 0, "the finished table let go"
+                lambda: _shard_subscribers(url, alone) == 0, "the finished table let go"
             )
             assert alone not in first.hub.rooms
             await play_one_turn([carla, dan], bot(10))  # the other table plays on
-            assert _shard_subscribers(redis_server, shared) == 2
+            assert _shard_subscribers(url, shared) == 2
 
     loop_thread.run(scenario(), timeout=120)
 
@@ -525,16 +544,16 @@ async def _accepted_within(act: Any, seconds: float) -> bool:
     return False
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_a_table_whose_last_acknowledged_commit_redis_lost_plays_on(
-    loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_server: RedisServer
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:
     """What an asynchronous failover, or a machine crash with `appendfsync everysec`, can do:
     Redis comes back without the last commit the gateways acknowledged. The game must go on
     from what Redis has (the lost move undone, every seat told), not stall. The loss is made
     by putting the table's keys back as they were before that commit (DUMP, RESTORE)."""
     first, second = gateway_factory(seed=10), gateway_factory(seed=10)
-    store = redis.Redis.from_url(redis_server.url)
+    store, layout = _raw_store(first.config.redis_url)
     rewound_before = _rewound()
 
     async def scenario() -> None:
@@ -542,7 +561,7 @@ def test_a_table_whose_last_acknowledged_commit_redis_lost_plays_on(
             table_id = ana.table["table_id"]
             player = bot(10)
             await play_one_turn([ana, bruno], player)
-            keys = [f"lexio:gw:t:{table_id}", f"lexio:gw:ev:{table_id}"]
+            keys = [layout.table(table_id), layout.events(table_id)]
             before = [(key, store.dump(key)) for key in keys]
             await play_one_turn([ana, bruno], player)  # Bruno's move, acknowledged...
             assert bruno.log[-1]["seat"] == 1
@@ -568,19 +587,16 @@ def test_a_table_whose_last_acknowledged_commit_redis_lost_plays_on(
     loop_thread.run(scenario(), timeout=60)
 
 
-@ON_REDIS
+@ON_REDIS_AND_CLUSTER
 def test_a_replica_that_hears_of_a_lost_commit_only_after_later_ones_takes_it_back(
-    loop_thread: LoopThread,
-    gateway_factory: GatewayFactory,
-    redis_server: RedisServer,
-    caplog: pytest.LogCaptureFixture,
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The harder case of the test above: when the first replica looks, the store has moved
     past the lost commit's version by other commits, so neither "older" nor "same version"
     gives the loss away; the first's last event told, compared with the store's, does. Its
     room is kept busy (its lock held) while the other replica plays two moves."""
     first, second = gateway_factory(seed=10), gateway_factory(seed=10)
-    store = redis.Redis.from_url(redis_server.url)
+    store, layout = _raw_store(first.config.redis_url)
     urls = [first.url, second.url, second.url]
 
     async def scenario() -> None:
@@ -589,7 +605,7 @@ def test_a_replica_that_hears_of_a_lost_commit_only_after_later_ones_takes_it_ba
             seats = [ana, bruno, carla]
             player = bot(10)
             await play_one_turn(seats, player)  # Ana's
-            keys = [f"lexio:gw:t:{table_id}", f"lexio:gw:ev:{table_id}"]
+            keys = [layout.table(table_id), layout.events(table_id)]
             before = [(key, store.dump(key)) for key in keys]
             await play_one_turn(seats, player)  # Bruno's, acknowledged, told to all...
             room = await first.hub.room(table_id)
@@ -618,6 +634,16 @@ def test_a_replica_that_hears_of_a_lost_commit_only_after_later_ones_takes_it_ba
     rewinds = [r.__dict__ for r in caplog.records if r.getMessage().startswith("table rewound")]
     # The second replica by its own act (the store older), the first by the event compared.
     assert sorted(r["stored_version"] - r["held_version"] for r in rewinds) == [-1, 1]
+
+
+def _raw_store(url: str) -> tuple[Any, RedisLayout]:
+    """A plain client of the gateways' Redis (or cluster: it routes by key), and its names."""
+    if not is_cluster_url(url):
+        return redis.Redis.from_url(url), RedisLayout(cluster=False)
+    seed = urlsplit(url)
+    assert seed.hostname is not None and seed.port is not None
+    client = redis.cluster.RedisCluster.from_url(node_url(url, seed.hostname, seed.port))
+    return client, RedisLayout(cluster=True)
 
 
 def _kinds(log: list[dict[str, Any]]) -> list[tuple[str, int]]:
