@@ -163,12 +163,11 @@ class _Link:
         self.task: asyncio.Task[None] | None = None
 
     def unsubscribed(self) -> None:
+        # Its waiters wait on (for the next subscription's confirmation, or their time-out):
+        # a follow that returned now would let its table's next notice be missed, and a
+        # resync cannot read a `seats` notice again.
         self.pubsub = None
         self.confirmed.clear()
-        for waiter in self.waiters.values():
-            if not waiter.done():
-                waiter.set_result(None)  # the next subscription resyncs the table
-        self.waiters.clear()
 
 
 class RedisBus:
@@ -328,6 +327,8 @@ class RedisBus:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self._confirm_timeout):
                 await asyncio.shield(waiter)
+        if not waiter.done() and link.waiters.get(channel) is waiter:
+            del link.waiters[channel]  # a later follow asks again rather than wait on this one
 
     async def unfollow(self, table_id: str) -> None:
         channel = self.layout.channel(table_id)
@@ -335,6 +336,9 @@ class RedisBus:
             if channel not in link.wanted:
                 continue
             link.wanted.discard(channel)
+            waiter = link.waiters.pop(channel, None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
             pubsub = link.pubsub
             # Forgotten at once, not on Redis's confirmation: a follow meanwhile subscribes
             # anew.
