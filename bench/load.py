@@ -349,6 +349,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             pythonpath=args.service_pythonpath,
             extra_env=extra_env,
             book=(book_base(args), args.book) if book else None,
+            redis_cluster=args.redis_cluster,
         )
         try:
             stack.start()
@@ -785,6 +786,11 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         default="single",
         help="single: one gateway and one lobby (--backend); prod: --gateways gateway and "
         "--lobbies lobby replicas on one Redis with AOF everysec and a password",
+    )
+    parser.add_argument(
+        "--redis-cluster",
+        action="store_true",
+        help="prod: a Redis Cluster of 3 masters with a replica each instead of one Redis",
     )
     parser.add_argument("--gateways", type=int, default=2, help="gateway replicas (prod)")
     parser.add_argument("--lobbies", type=int, default=2, help="lobby replicas (prod)")

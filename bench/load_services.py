@@ -35,6 +35,7 @@ from typing import IO
 from benchlib import free_port, wait_serving
 
 from lexio_common.procs import RedisServer
+from lexio_common.redis_cluster_server import RedisClusterServer
 from lexio_lobby.server import DEFAULT_GAMES
 
 GAME_TURN_SECONDS = 120
@@ -152,6 +153,9 @@ class Stack:
     which seeds each game by its table id (load_scripts.script_seed)."""
     services: dict[str, Service] = field(default_factory=dict)
     redis: RedisServer | None = None
+    redis_cluster: bool = False
+    """A Redis Cluster of 3 masters with a replica each instead of one Redis (issue 28)."""
+    cluster: RedisClusterServer | None = None
     redis_url: str | None = None
     ready_seconds: float = 0.0
     """From the start to the last gateway ready."""
@@ -207,6 +211,11 @@ class Stack:
     def start_redis(self) -> str:
         # Prod's Redis: AOF everysec (RedisServer's always) and the default user's password.
         password = secrets.token_hex(8) if self.topology == "prod" else ""
+        if self.redis_cluster:
+            directory = self.directory / "redis-cluster"
+            self.cluster = RedisClusterServer(str(directory), password=password)
+            self.cluster.start()
+            return self.cluster.url
         self.redis = RedisServer(str(self.directory), password=password)
         self.redis.start()
         return self.redis.url
@@ -366,6 +375,10 @@ class Stack:
         pids = {name: s.pid for name, s in self.services.items()}
         if self.redis is not None and self.redis.process is not None:
             pids["redis"] = self.redis.process.pid
+        if self.cluster is not None:
+            for number, node in enumerate(self.cluster.nodes, 1):
+                if node.process is not None:
+                    pids[f"redis-{number}"] = node.process.pid
         return pids
 
     def alive(self) -> dict[str, bool]:
@@ -379,6 +392,9 @@ class Stack:
         if self.redis is not None:
             self.redis.stop()
             self.redis = None
+        if self.cluster is not None:
+            self.cluster.stop()
+            self.cluster = None
         for log in self._logs:
             log.close()
         return codes
