@@ -156,7 +156,8 @@ def test_a_tables_slot_moved_to_another_master_mid_game_loses_no_move(
     loop_thread: LoopThread, gateway_factory: GatewayFactory, redis_cluster: RedisClusterServer
 ) -> None:
     """A reshard under play: the slot of a table (its keys, its bucket's indexes, its channel)
-    migrates key by key to another master while its two seats, on two replicas, play on. A
+    migrates key by key to another master while its two seats, on two replicas, play on;
+    then `redis-cli --cluster reshard` moves all that master's slots back, still under play. A
     commit that meets a half-moved slot is answered ``unavailable`` and sent again; the
     replicas, unsubscribed by Redis from the moved channel, subscribe where it went and catch
     up. Every acknowledged move is in the log, and the game ends."""
@@ -177,6 +178,16 @@ def test_a_tables_slot_moved_to_another_master_mid_game_loses_no_move(
                 await play.move()
             await moving
             assert redis_cluster.master_for_slot(slot) is target
+            # And back with `redis-cli --cluster reshard`: every slot of that master (the
+            # table's among them) to the first, under play.
+            served = next(i for i in redis_cluster.nodes_info() if i.owns(slot)).slot_count
+            resharding = asyncio.ensure_future(
+                asyncio.to_thread(redis_cluster.reshard, target, source, served)
+            )
+            while not resharding.done():
+                await play.move()
+            await resharding
+            assert redis_cluster.master_for_slot(slot) is source
             await play.to_the_end(first.url)
 
     loop_thread.run(scenario(), timeout=180)
