@@ -11,8 +11,9 @@ from typing import Any
 from lexio_testing import LoopThread, RedisServer, eventually
 
 from lexio_common import redis_client
-from lexio_gateway.bus import CHANNEL, RedisBus, table_channel
+from lexio_gateway.bus import CHANNEL, RedisBus
 from lexio_gateway.metrics import BUS_RECONNECTS
+from lexio_gateway.redis_layout import RedisLayout
 from lexio_gateway.store import StoreUnavailableError
 
 
@@ -125,7 +126,8 @@ def test_a_killed_subscription_is_made_again_counted_and_followed_by_a_resync(
 
 
 def _shard_subscribers(redis_server: RedisServer, table_id: str) -> int:
-    reply = redis_server.command("PUBSUB", "SHARDNUMSUB", table_channel(table_id))
+    channel = RedisLayout(cluster=False).channel(table_id)
+    reply = redis_server.command("PUBSUB", "SHARDNUMSUB", channel)
     return int(reply.rsplit(b":", 1)[1])
 
 

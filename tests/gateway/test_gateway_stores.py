@@ -82,7 +82,7 @@ def test_redis_compares_the_commit_that_wrote_a_version_too(
         # version 4, with no commit id (None: the version alone, as a replica from before).
         assert isinstance(table_store, RedisTableStore)
         await table_store.client.hset(
-            table_store.table_key("t1"), mapping={"version": 3, "commit": "c3"}
+            table_store.layout.table("t1"), mapping={"version": 3, "commit": "c3"}
         )
         await table_store.save_table(dataclasses.replace(lost, commit="next"), 3)
         computed_on_lost = dataclasses.replace(lost, version=5, commit="late", parent="lost")

@@ -60,16 +60,6 @@ store that stamps its commits and the bus that hears them agree on it without be
 together; gateways sharing one process (tests) count each other's notices as their own."""
 
 
-def table_channel(table_id: str) -> str:
-    """The shard channel of one table's notices on one Redis (a cluster's:
-    :meth:`RedisLayout.channel`).
-
-    >>> table_channel("t-1a2b")
-    'lexio:gw:bus:{t-1a2b}'
-    """
-    return RedisLayout(cluster=False).channel(table_id)
-
-
 def _channel(message: dict[str, Any]) -> str:
     channel = message["channel"]
     return channel.decode() if isinstance(channel, bytes) else str(channel)

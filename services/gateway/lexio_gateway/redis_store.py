@@ -224,11 +224,8 @@ class RedisTableStore:
         except StoreUnavailableError:
             return False
 
-    def table_key(self, table_id: str) -> str:
-        return self.layout.table(table_id)
-
     async def create_table(self, record: TableRecord) -> None:
-        key = self.table_key(record.table_id)
+        key = self.layout.table(record.table_id)
 
         async def create() -> None:
             if not await self._client.hsetnx(key, "version", record.version):
@@ -240,7 +237,7 @@ class RedisTableStore:
         await self._guard(create)
 
     async def get_table(self, table_id: str) -> TableRecord | None:
-        fields = await self._guard(lambda: self._client.hgetall(self.table_key(table_id)))
+        fields = await self._guard(lambda: self._client.hgetall(self.layout.table(table_id)))
         if not fields or b"meta" not in fields:
             return None
         return _record(table_id, fields)
@@ -327,12 +324,7 @@ class RedisTableStore:
             # execute_command: redis-py refuses pipe.evalsha on a cluster, but routes this
             # one by its keys.
             pipe.execute_command("EVALSHA", self._save.sha, len(keys), *keys, *args)
-            wait = ("WAIT", self._wait_replicas, self._wait_ms)
-            if isinstance(self._client, aioredis.RedisCluster):
-                # On the node of the commit's slot (redis-py would send WAIT to every node).
-                pipe.execute_command(*wait, target_nodes=self._client.get_node_from_key(keys[0]))
-            else:
-                pipe.execute_command(*wait)
+            self._queue_wait(pipe, keys[0])
             try:
                 applied, replicas = await pipe.execute()
             except NoScriptError:
@@ -344,6 +336,15 @@ class RedisTableStore:
             return applied, replicas
         raise AssertionError("unreachable")
 
+    def _queue_wait(self, pipe: Any, key: str) -> None:
+        """WAIT in ``pipe``, after the write to ``key`` and on its connection: on a cluster,
+        at the node of the key's slot (redis-py would send WAIT to every node)."""
+        wait = ("WAIT", self._wait_replicas, self._wait_ms)
+        if isinstance(self._client, aioredis.RedisCluster):
+            pipe.execute_command(*wait, target_nodes=self._client.get_node_from_key(key))
+        else:
+            pipe.execute_command(*wait)
+
     async def confirm_replicated(self, table_id: str) -> None:
         if not self._wait_replicas:
             return
@@ -352,11 +353,7 @@ class RedisTableStore:
         barrier = self.layout.barrier(table_id)
         pipe = self._client.pipeline(transaction=False)
         pipe.incr(barrier)
-        wait = ("WAIT", self._wait_replicas, self._wait_ms)
-        if isinstance(self._client, aioredis.RedisCluster):
-            pipe.execute_command(*wait, target_nodes=self._client.get_node_from_key(barrier))
-        else:
-            pipe.execute_command(*wait)
+        self._queue_wait(pipe, barrier)
         _, replicas = await self._guard(pipe.execute)
         if replicas < self._wait_replicas:
             raise StoreUnavailableError("redis: the replication of earlier commits not confirmed")
@@ -380,7 +377,7 @@ class RedisTableStore:
     ) -> tuple[int | None, ActionReply | None]:
         async def read() -> list[Any]:
             pipe = self._client.pipeline(transaction=False)
-            pipe.hget(self.table_key(table_id), "version")
+            pipe.hget(self.layout.table(table_id), "version")
             pipe.get(self.layout.reply(table_id, player_id, action_id))
             return await pipe.execute()
 
@@ -576,7 +573,7 @@ class RedisTableStore:
                     "if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then "
                     "redis.call('HSET', KEYS[1], 'meta', ARGV[2]) end",
                     1,
-                    self.table_key(table_id),
+                    self.layout.table(table_id),
                     str(record.version),
                     _meta(record),
                 )
