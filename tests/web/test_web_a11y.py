@@ -156,6 +156,17 @@ COUNT_POINTER = """(() => {
 })()"""
 
 
+# What a failure to hear the end shows of the page (a fresh-clone run once never heard it).
+END_STATE = """({
+  log: window.lexio.log.map((entry) => entry.kind),
+  turn: window.lexio.view?.turn,
+  secondsLeft: window.lexio.view?.turn_deadline - Date.now() / 1000,
+  ending: Boolean(window.lexio.view?.ending),
+  dialogOpen: document.querySelector("#dlg-confirm").open,
+  focus: document.activeElement?.id || document.activeElement?.className,
+})"""
+
+
 def test_a_blind_player_plays_a_whole_game_by_keyboard_and_hears_every_move(
     gateway_factory: GatewayFactory, players: PlayerFactory
 ) -> None:
@@ -305,7 +316,7 @@ def test_a_blind_player_plays_a_whole_game_by_keyboard_and_hears_every_move(
     keyboard.press("Enter")
 
     # 7. The end: the cause, the winner(s) and every final score.
-    said = bruno.wait_heard("Partie terminée.", start=after)
+    said = bruno.wait_heard("Partie terminée.", start=after, explain=END_STATE)
     assert "Bruno a passé." in bruno.wait_heard("Bruno a passé.", start=after)["text"]
     ending = bruno.view()["ending"]
     assert "Deux tours de table sans aucune pose" in said["text"]

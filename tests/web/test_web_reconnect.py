@@ -90,7 +90,7 @@ def test_lost_connection_banner_backoff_and_resume_without_reload(
     assert banner.is_visible()  # still retrying, with backoff
 
     network.down = False
-    bruno.page.locator("#banner-action").click()  # "retry now"
+    bruno.retry_now()
     banner.wait_for(state="hidden")
     bruno.wait_log(2)
     assert bruno.js("window.notReloaded") is True
@@ -122,7 +122,7 @@ def test_back_while_the_engine_is_away_the_game_returns_by_itself_once_it_answer
         bruno.page.locator("#banner").wait_for()
         loop_thread.run(engine.stop())
         network.down = False
-        bruno.page.locator("#banner-action").click()  # "retry now": the gateway answers
+        bruno.retry_now()  # the gateway answers
         bruno.page.locator("#banner").wait_for(state="hidden")
         toast = bruno.page.locator("#toast")
         toast.wait_for()

@@ -69,6 +69,15 @@ class Player:
                 raise AssertionError(f"still false after {timeout} s: {expression}")
             time.sleep(0.05)
 
+    def retry_now(self) -> None:
+        """Press the connection banner's "retry now", unless the page's own backoff got through
+        first: the check and the click run in one turn of the page's event loop, so the click
+        cannot land on a banner the reconnection is taking down."""
+        self.js(
+            "(() => { const button = document.querySelector('#banner-action');"
+            " if (button && button.checkVisibility()) button.click(); })()"
+        )
+
     def view(self) -> dict[str, Any]:
         view: dict[str, Any] = self.js("window.lexio.view")
         return view
@@ -121,9 +130,11 @@ class Player:
         start: int = 0,
         timeout: float = 10.0,
         french: list[str] | None = None,
+        explain: str | None = None,
     ) -> dict[str, Any]:
         """The first announcement from index ``start`` on that contains ``text`` (in
-        ``region`` if given, with exactly these French words if given), waiting for it."""
+        ``region`` if given, with exactly these French words if given), waiting for it.
+        ``explain``: an expression of the page whose value a failure also shows."""
         deadline = time.monotonic() + timeout
         while True:
             for said in self.heard()[start:]:
@@ -134,7 +145,10 @@ class Player:
                 ):
                     return said
             if time.monotonic() > deadline:
-                raise AssertionError(f"never heard {text!r} ({region}): {self.heard()[start:]}")
+                state = f"; the page: {self.js(explain)}" if explain else ""
+                raise AssertionError(
+                    f"never heard {text!r} ({region}): {self.heard()[start:]}{state}"
+                )
             time.sleep(0.05)
 
     # Keyboard only -------------------------------------------------------------------------
