@@ -126,6 +126,7 @@ class Player:
     def wait_heard(
         self,
         text: str,
+        *,
         region: str | None = None,
         start: int = 0,
         timeout: float = 10.0,
