@@ -529,6 +529,47 @@ def test_a_replica_that_starts_holding_a_table_learns_who_is_connected_elsewhere
     loop_thread.run(scenario(), timeout=60)
 
 
+def _three_seats(frame: dict[str, Any]) -> bool:
+    return frame["type"] == "table" and len(frame["seats"]) == 3
+
+
+@ON_REDIS
+def test_a_seats_notice_missed_in_a_break_of_the_bus_is_read_again_from_the_lobby(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Carla joins on the first replica while the second, where Bruno sits, does not hear the
+    table: who sits at an open table is in the lobby, not in the store, so the resync after a
+    break of the bus reads the seats again from the lobby, and Bruno sees Carla."""
+    first, second = gateway_factory(), gateway_factory()
+    caplog.set_level("INFO", logger="lexio_gateway.hub")
+
+    def carla_announced() -> bool:
+        # Logged once the join's `seats` notice is published (Redis answered the SPUBLISH).
+        return any(
+            r.getMessage() == "seated" and getattr(r, "seat", None) == 2 for r in caplog.records
+        )
+
+    async def scenario() -> None:
+        async with seated_table([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
+            table_id = ana.table["table_id"]
+            await second.hub.bus.unfollow(table_id)  # its notices are lost from now on
+            async with GatewayClient.connect(first.url) as carla:
+                await carla.join(ana.table["code"], "Carla")
+                await ana.wait_for(_three_seats, since=0)
+                await eventually(carla_announced, "Carla's seats notice published")
+                assert not any(_three_seats(f) for f in bruno.frames)  # the second missed it
+                await second.hub.bus.follow(table_id)
+                client = redis.Redis.from_url(first.config.redis_url)
+                try:
+                    assert client.client_kill_filter(_type="pubsub") >= 2  # the bus breaks
+                finally:
+                    client.close()
+                seats = await bruno.wait_for(_three_seats, since=0)
+                assert [s["name"] for s in seats["seats"]] == ["Ana", "Bruno", "Carla"]
+
+    loop_thread.run(scenario(), timeout=60)
+
+
 # A commit Redis acknowledged and then lost (issue 28, item 3) ------------------------------
 
 

@@ -175,9 +175,7 @@ class TableHub:
         elif kind in ("event", "changed"):
             await room.on_notice(notice)
         elif kind == "seats":
-            if room.record.status is TableStatus.OPEN and room.connections:
-                with contextlib.suppress(LobbyError):
-                    room.lobby_table, _ = await self.lobby.get(room.table_id, "")
+            await room.refresh_seats()
             await room.broadcast_table()
         elif kind == "presence" and notice["replica"] != self.replica:
             room.presence.heard(

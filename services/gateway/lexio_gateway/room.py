@@ -11,6 +11,7 @@ Who is connected is :mod:`lexio_gateway.presence`'s; when the table acts by itse
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -430,8 +431,18 @@ class TableRoom:
             if notice.get("table"):
                 await self._offer_rematch_here()
 
+    async def refresh_seats(self) -> None:
+        """An open table's seats and options, read again from the lobby: they change there
+        (a join, a leave, new options), and the store holds no record of them. A lobby that
+        cannot answer leaves the last ones seen; its next `seats` notice reads them again."""
+        if self.record.status is TableStatus.OPEN and self.connections:
+            with contextlib.suppress(LobbyError):
+                self.lobby_table, _ = await self._services.lobby.get(self.table_id, "")
+
     async def resync(self) -> None:
-        """After a break in the bus: catch this replica's sockets up from the store."""
+        """After a break in the bus: catch this replica's sockets up from the store, and an
+        open table's seats from the lobby (a missed `seats` notice is not in the store)."""
+        await self.refresh_seats()
         async with self.lock:
             await self.refresh()
             if self.record.status is not TableStatus.OPEN:
