@@ -17,6 +17,7 @@ from lexio_testing import (
     GatewayProcess,
     LoopThread,
     RedisServer,
+    doomed_and_survivor,
     free_port,
     replica_environment,
 )
@@ -114,14 +115,8 @@ def replica_env(
 
 @pytest.fixture
 def replicas(replica_env: dict[str, str]) -> Iterator[tuple[GatewayProcess, GatewayProcess]]:
-    ports = [free_port(), free_port()]
-    doomed = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[0])}, ports[0])
-    survivor = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[1])}, ports[1])
-    try:
-        yield doomed, survivor
-    finally:
-        doomed.stop()
-        assert survivor.stop() == 0
+    with doomed_and_survivor(replica_env) as processes:
+        yield processes
 
 
 @asynccontextmanager

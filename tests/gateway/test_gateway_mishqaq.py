@@ -22,6 +22,7 @@ from lexio_testing import (
     GatewayHandle,
     GatewayProcess,
     LoopThread,
+    doomed_and_survivor,
     environment_without_lexio,
     free_port,
 )
@@ -515,15 +516,12 @@ def test_a_replica_killed_mid_race_its_racer_finishes_on_the_other(
     accepted move, the banks as the clock says (M28: the waiting side's unchanged, the
     mover's run down, never up), and the race goes on there."""
     redis_url = request.getfixturevalue("redis_server" if store == "redis" else "redis_cluster").url
-    ports = [free_port(), free_port()]
     env = environment_without_lexio(
         LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_server.port}",
         LEXIO_LOBBY_ADDRESS=f"127.0.0.1:{two_games_lobby.port}",
         LEXIO_REDIS_URL=redis_url,
     )
-    doomed = GatewayProcess({**env, "LEXIO_GATEWAY_PORT": str(ports[0])}, ports[0])
-    survivor = GatewayProcess({**env, "LEXIO_GATEWAY_PORT": str(ports[1])}, ports[1])
-    try:
+    with doomed_and_survivor(env) as (doomed, survivor):
 
         async def scenario() -> None:
             ana = GatewayClient(aiohttp.ClientSession(), doomed.url, None)
@@ -561,6 +559,3 @@ def test_a_replica_killed_mid_race_its_racer_finishes_on_the_other(
                     await client.session.close()
 
         loop_thread.run(scenario(), timeout=90)
-    finally:
-        doomed.stop()
-        assert survivor.stop() == 0

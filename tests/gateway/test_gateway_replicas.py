@@ -24,11 +24,10 @@ from gateway_play import (
 )
 from lexio_testing import (
     GatewayFactory,
-    GatewayProcess,
     LoopThread,
     RedisServer,
+    doomed_and_survivor,
     eventually,
-    free_port,
     replica_environment,
     site_games,
 )
@@ -201,10 +200,7 @@ def test_a_replica_killed_mid_game_its_players_finish_on_the_other(
 ) -> None:
     """SIGKILL one of two gateway processes: its player reconnects to the survivor; every
     accepted move is intact; the table's clock keeps running there, once per turn."""
-    ports = [free_port(), free_port()]
-    doomed = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[0])}, ports[0])
-    survivor = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[1])}, ports[1])
-    try:
+    with doomed_and_survivor(replica_env) as (doomed, survivor):
 
         async def scenario() -> None:
             ana = GatewayClient(aiohttp.ClientSession(), doomed.url, None)
@@ -236,9 +232,6 @@ def test_a_replica_killed_mid_game_its_players_finish_on_the_other(
                     await client.session.close()
 
         loop_thread.run(scenario(), timeout=90)
-    finally:
-        doomed.stop()
-        assert survivor.stop() == 0
 
 
 def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
@@ -246,10 +239,7 @@ def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
 ) -> None:
     """Every player of the table was on the replica that dies and nobody comes back: another
     replica, which never held the table, picks its clock up and passes once per turn."""
-    ports = [free_port(), free_port()]
-    doomed = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[0])}, ports[0])
-    survivor = GatewayProcess({**replica_env, "LEXIO_GATEWAY_PORT": str(ports[1])}, ports[1])
-    try:
+    with doomed_and_survivor(replica_env) as (doomed, survivor):
 
         async def before() -> tuple[str, str]:
             async with seated_table(doomed.url, ["Ana", "Bruno"]) as clients:
@@ -271,9 +261,6 @@ def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
                 assert seqs == list(range(1, len(seqs) + 1))  # no pass applied twice
 
         loop_thread.run(after(), timeout=60)
-    finally:
-        doomed.stop()
-        survivor.stop()
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import signal
 import subprocess
@@ -17,7 +18,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -165,6 +166,24 @@ class GatewayProcess:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         return self.process.wait(timeout=20)
+
+
+@contextlib.contextmanager
+def doomed_and_survivor(env: dict[str, str]) -> Iterator[tuple[GatewayProcess, GatewayProcess]]:
+    """Two gateway processes on one shared store, for a test that kills the first: both
+    stopped at the end, and the survivor must exit cleanly (SIGTERM, status 0)."""
+    ports = [free_port(), free_port()]
+    doomed = GatewayProcess({**env, "LEXIO_GATEWAY_PORT": str(ports[0])}, ports[0])
+    try:
+        survivor = GatewayProcess({**env, "LEXIO_GATEWAY_PORT": str(ports[1])}, ports[1])
+    except BaseException:
+        doomed.stop()
+        raise
+    try:
+        yield doomed, survivor
+    finally:
+        doomed.stop()
+        assert survivor.stop() == 0
 
 
 def environment_without_lexio(**settings: str) -> dict[str, str]:
