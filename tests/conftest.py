@@ -122,23 +122,26 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture
+def store_url(gateway_backend: str, request: pytest.FixtureRequest) -> str:
+    """The Redis URL every gateway of the test shares, by ``gateway_backend``: "" for "sqlite"
+    (each gateway its SQLite file), a real redis-server's for "redis", a real Redis Cluster's
+    (3 masters with a replica each) for "cluster"."""
+    fixture = {"redis": "redis_server", "cluster": "redis_cluster"}.get(gateway_backend)
+    url: str = request.getfixturevalue(fixture).url if fixture else ""
+    return url
+
+
+@pytest.fixture
 def gateway_factory(
     loop_thread: LoopThread,
     engine_server: RunningEngine,
     lobby_server: RunningLobby,
     tmp_path: Path,
-    gateway_backend: str,
-    request: pytest.FixtureRequest,
+    store_url: str,
 ) -> Iterator[GatewayFactory]:
-    """Start real gateways on one store — a SQLite file, or (``gateway_backend`` "redis") a
-    real redis-server shared by every gateway the test starts, or ("cluster") a real Redis
-    Cluster of 3 masters with a replica each; all stop at the end."""
+    """Start real gateways on one store (:func:`store_url`); all stop at the end."""
     started: list[GatewayHandle] = []
-    redis_url = ""
-    if gateway_backend == "redis":
-        redis_url = request.getfixturevalue("redis_server").url
-    elif gateway_backend == "cluster":
-        redis_url = request.getfixturevalue("redis_cluster").url
+    redis_url = store_url
 
     def factory(seed: int | None = 1, **overrides: Any) -> GatewayHandle:
         # Lexio's clock settings are its adapter's (LEXIO_GATEWAY_GAMES in a real gateway).

@@ -503,23 +503,18 @@ def test_sigkill_mid_game_comes_back_with_both_banks_right(
         assert second.stop() == 0
 
 
-@pytest.mark.parametrize("store", ["redis", "cluster"])
+@pytest.mark.parametrize("gateway_backend", ["redis", "cluster"])
 def test_a_replica_killed_mid_race_its_racer_finishes_on_the_other(
-    loop_thread: LoopThread,
-    engine_server: Any,
-    two_games_lobby: RunningLobby,
-    request: pytest.FixtureRequest,
-    store: str,
+    loop_thread: LoopThread, engine_server: Any, two_games_lobby: RunningLobby, store_url: str
 ) -> None:
     """Two gateway processes on one Redis, or on a Redis Cluster; the Latin racer on one, the
     Arabic on the other. SIGKILL the first: its racer comes back on the survivor with every
     accepted move, the banks as the clock says (M28: the waiting side's unchanged, the
     mover's run down, never up), and the race goes on there."""
-    redis_url = request.getfixturevalue("redis_server" if store == "redis" else "redis_cluster").url
     env = environment_without_lexio(
         LEXIO_ENGINE_ADDRESS=f"127.0.0.1:{engine_server.port}",
         LEXIO_LOBBY_ADDRESS=f"127.0.0.1:{two_games_lobby.port}",
-        LEXIO_REDIS_URL=redis_url,
+        LEXIO_REDIS_URL=store_url,
     )
     with doomed_and_survivor(env) as (doomed, survivor):
 

@@ -186,15 +186,15 @@ async def _reconnect(client: GatewayClient, url: str, timeout: float = 15.0) -> 
             await asyncio.sleep(0.1)
 
 
-@pytest.fixture(params=["redis", "cluster"])
+@pytest.fixture
 def replica_env(
-    engine_server: RunningEngine, lobby_server: RunningLobby, request: pytest.FixtureRequest
+    engine_server: RunningEngine, lobby_server: RunningLobby, store_url: str
 ) -> dict[str, str]:
-    """Gateway processes' environment, on one Redis or on a Redis Cluster."""
-    store = request.getfixturevalue("redis_server" if request.param == "redis" else "redis_cluster")
-    return replica_environment(engine_server.port, lobby_server.port, store.url, turn_seconds=5)
+    """Gateway processes' environment, on the test's Redis or Redis Cluster."""
+    return replica_environment(engine_server.port, lobby_server.port, store_url, turn_seconds=5)
 
 
+@ON_REDIS_AND_CLUSTER
 def test_a_replica_killed_mid_game_its_players_finish_on_the_other(
     loop_thread: LoopThread, replica_env: dict[str, str]
 ) -> None:
@@ -234,6 +234,7 @@ def test_a_replica_killed_mid_game_its_players_finish_on_the_other(
         loop_thread.run(scenario(), timeout=90)
 
 
+@ON_REDIS_AND_CLUSTER
 def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
     loop_thread: LoopThread, replica_env: dict[str, str]
 ) -> None:
@@ -261,14 +262,6 @@ def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
                 assert seqs == list(range(1, len(seqs) + 1))  # no pass applied twice
 
         loop_thread.run(after(), timeout=60)
-
-
-@pytest.fixture
-def store_url(gateway_backend: str, request: pytest.FixtureRequest) -> str:
-    """The URL of the Redis (or Redis Cluster) the test's gateways share."""
-    store = "redis_cluster" if gateway_backend == "cluster" else "redis_server"
-    url: str = request.getfixturevalue(store).url
-    return url
 
 
 @ON_REDIS_AND_CLUSTER

@@ -91,11 +91,11 @@ def gateway(
     tmp_path: Path,
     *,
     gateway_backend: str,
-    request: pytest.FixtureRequest,
+    store_url: str,
 ) -> Iterator[Gateway]:
     """A real gateway serving both games with a clock the test moves (lexio_testing's
     start_gateway takes no clock), on SQLite or on a real Redis."""
-    redis_url = request.getfixturevalue("redis_server").url if gateway_backend == "redis" else ""
+    redis_url = store_url
     config = GatewayConfig(
         host="127.0.0.1",
         port=0,
