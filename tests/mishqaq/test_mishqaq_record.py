@@ -124,6 +124,46 @@ def test_a_swap_without_a_rack_is_given_a_tile_bearing_the_letter() -> None:
     assert done["board"][10][2] == "B+"  # the French bag's only B is bilingual
 
 
+@pytest.mark.parametrize("rack", [["A", "A+"], None], ids=["own rack", "no rack"])
+@pytest.mark.parametrize("tile", ["A+", "A"])
+def test_m27_a_swap_naming_its_tile_replays_with_that_tile(
+    rack: list[str] | None, tile: str
+) -> None:
+    """Issue 36: a record from a review names the tile each swap put down (the live log showed
+    it), and the replay puts that one, whatever it would have picked: a bilingual tile opens
+    the cell to the other side, a monolingual one keeps it closed (M17), so a later word of the
+    other side reads as it did at the table. Without a rack (the other side's swap), the replay
+    gives the side a rack holding it."""
+    swap: dict[str, Any] = {"side": "latin", "swap": {"row": 10, "col": 2, "tile": tile}}
+    if rack is not None:
+        swap["rack"] = rack
+    moves: list[dict[str, Any]] = [
+        {"side": "latin", "place": cells((10, 1, "C"), (10, 2, "?", "A"))},
+        {"side": "arabic", "pass": True},
+        swap,
+    ]
+    done = replayed(record(*moves))
+    assert [m["status"] for m in done["moves"]] == ["accepted"] * 3
+    assert done["board"][10][:3] == ["", "C", tile]
+
+
+def test_m27_a_swap_naming_a_tile_its_rack_lacks_is_refused() -> None:
+    moves: list[dict[str, Any]] = [
+        {"side": "latin", "place": cells((10, 1, "C"), (10, 2, "?", "A"))},
+        {"side": "arabic", "pass": True},
+        {"side": "latin", "rack": ["A"], "swap": {"row": 10, "col": 2, "tile": "A+"}},
+    ]
+    done = replayed(record(*moves))
+    assert done["moves"][2] == {
+        "index": 2,
+        "side": "latin",
+        "status": "refused",
+        "kind": "swap",
+        "reason": "swap_invalid",
+    }
+    assert done["board"][10][2] == "?A"
+
+
 def test_a_dead_position_in_a_replay_is_a_draw() -> None:
     """M35: entries carry no time, so both banks stay equal."""
     full = {"latin": ["E"] * 11 + ["A"], "arabic": ["ا"] * 10 + ["ل", "ل"]}  # M11: nothing drawn
@@ -196,6 +236,9 @@ def broken(path: list[str | int], value: Any, base: dict[str, Any] | None = None
         (["moves", 0, "rack"], "CA", "moves[0].rack: not a list of tiles"),
         (["moves", 2, "swap"], [1, 1], "moves[2].swap: not an object"),
         (["moves", 2, "swap", "row"], "1", "moves[2].swap.row: not an integer"),
+        (["moves", 2, "swap", "tile"], 5, "moves[2].swap.tile: not a tile"),
+        (["moves", 2, "swap", "tile"], "ش", "moves[2].swap.tile: 'ش' is not a tile of the latin"),
+        (["moves", 2, "swap", "tile"], "?", "moves[2].swap.tile: a blank is not swapped in"),
     ],
 )
 def test_a_malformed_record_names_the_field(

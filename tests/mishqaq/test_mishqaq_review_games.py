@@ -18,15 +18,19 @@ side:
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import random
 from collections import Counter
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mishqaq_positions import ANY, NONE
 
+from lexio_engine import cli
 from mishqaq_rules.actions import (
     Action,
     Pass,
@@ -312,19 +316,9 @@ def _replayed(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _same_board(replayed: list[list[str]], played: Played) -> bool:
-    """The replay's board is the game's, but for the tile a swap put down (M27): the format's
-    swap names only the cell, and the replay picks a monolingual tile of the blank's letter when
-    its rack holds one, where the live table may have put a bilingual one (the player's choice,
-    or, for the other side, a rack the record does not hold). Such a cell bears the same letter."""
-    swapped = {
-        (t.row, t.col) for e in played.final.log if e.kind is EntryKind.SWAP for t in e.tiles
-    }
-    for r, row in enumerate(played.final.board.rows()):
-        for c, cell in enumerate(row):
-            got = replayed[r][c]
-            if got != cell and not ((r, c) in swapped and got.rstrip("+") == cell.rstrip("+")):
-                return False
-    return True
+    """The replay's board is the game's, cell for cell: a swap's cell included, since the
+    record names the tile the swap put there (M27)."""
+    return replayed == played.final.board.rows()
 
 
 @pytest.mark.parametrize("cause", [EndCause.TRY, EndCause.RESIGN])
@@ -411,3 +405,84 @@ def test_a_log_that_does_not_follow_from_the_seed_is_not_replayable() -> None:
     # A state whose past log was left out cannot be replayed either.
     with pytest.raises(NotReplayableError):
         replay_history(replace(played.final, log=played.final.log[3:], log_offset=3))
+
+
+# --- each side's downloaded record through `lexio replay` (issue 36) ---------------------------
+
+SLOW_GAMES = range(GAMES, GAMES + 240)
+"""The slow suite's games: seeds after the default run's, so that the two add up."""
+
+
+def _words_the_table_knew(final: GameState) -> dict[str, list[str]]:
+    """Every word the live table accepted, by the side that played it: as a record's
+    ``lexicon``, a replay that forms any other word (a swap's cell read otherwise, say) has it
+    refused, as the live lexicon would have refused it."""
+    words: dict[str, set[str]] = {L.value: set(), A.value: set()}
+    for entry in final.log:
+        for word in entry.words:
+            words[word.script.value].add(word.word)
+    return {side: sorted(known) for side, known in words.items()}
+
+
+def _lexio_replay(record: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``lexio replay`` (its ``main``, in this process) of ``record`` written to ``path``."""
+    path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        status = cli.main(["replay", str(path)])
+    assert status == 0, (status, record)
+    result: dict[str, Any] = json.loads(printed.getvalue())
+    return result
+
+
+def _expected_result(final: GameState) -> dict[str, Any] | None:
+    """What a replay reaches (docs/records.md): a try or a resignation as played; a dead
+    position as a draw (no time in a replay); a flag not at all (live play only)."""
+    ending = final.ending
+    assert ending is not None
+    if ending.cause is EndCause.FLAG:
+        return None
+    if ending.cause is EndCause.DEAD_POSITION:
+        return {"winner": None, "cause": "dead_position"}
+    return {
+        "winner": None if ending.winner is None else ending.winner.value,
+        "cause": ending.cause.value,
+    }
+
+
+def check_downloaded_records_replay(seeds: range, tmp_path: Path) -> Counter[EndCause]:
+    """Each side's record of each game, as the review route serves it (JSON text), replayed by
+    ``lexio replay`` with the words the live table knew: every entry accepted, the live
+    result, the live board cell for cell."""
+    causes: Counter[EndCause] = Counter()
+    for seed in seeds:
+        final = play_game(seed).final
+        assert final.ending is not None
+        causes[final.ending.cause] += 1
+        history = replay_history(final)
+        known = _words_the_table_knew(final)
+        for side in (L, A):
+            downloaded = json.loads(json.dumps(side_record(history, side), ensure_ascii=False))
+            result = _lexio_replay(downloaded | {"lexicon": known}, tmp_path / "record.json")
+            refused = [m for m in result["moves"] if m["status"] != "accepted"]
+            assert not refused, (seed, side, refused)
+            assert len(result["moves"]) == len(downloaded["moves"]), (seed, side)
+            assert result.get("result") == _expected_result(final), (seed, side)
+            assert result["board"] == final.board.rows(), (seed, side)
+    return causes
+
+
+def test_m12_m23_m27_m31_each_sides_downloaded_record_replays_to_the_live_game(
+    tmp_path: Path,
+) -> None:
+    """The default run's sample: every ending among its games, a swap in several."""
+    causes = check_downloaded_records_replay(range(GAMES), tmp_path)
+    assert set(causes) == set(EndCause), causes
+
+
+@pytest.mark.slow
+def test_m12_m23_m27_m31_two_hundred_more_games_records_replay_to_the_live_game(
+    tmp_path: Path,
+) -> None:
+    causes = check_downloaded_records_replay(SLOW_GAMES, tmp_path)
+    assert len(SLOW_GAMES) >= 200 and set(causes) == set(EndCause), causes

@@ -160,8 +160,11 @@ def _move(i: int, value: Any, latin: str) -> RecordMove:
     if kind == "place":
         action = _place(raw["place"], f"{where}.place", side)
     elif kind == "swap":
-        row, col = _cell(_object(raw["swap"], f"{where}.swap"), f"{where}.swap")
-        action = Swap(row, col)
+        swap = _object(raw["swap"], f"{where}.swap")
+        row, col = _cell(swap, f"{where}.swap")
+        tile = _tile(swap["tile"], f"{where}.swap.tile", side) if "tile" in swap else None
+        _require(tile is None or not tile.blank, f"{where}.swap.tile", "a blank is not swapped in")
+        action = Swap(row, col, tile)
     else:
         _require(raw[kind] is True, f"{where}.{kind}", "not true")
         action = Pass() if kind == "pass" else Resign()
@@ -254,13 +257,16 @@ def _holding(state: GameState, side: Side, needed: list[Tile]) -> GameState:
 
 
 def _swap_needs(state: GameState, side: Side, swap: Swap) -> list[Tile]:
-    """The tile a swap without a recorded rack needs: one bearing the blank's declared letter,
-    preferably monolingual (M27), from the rack, else the bag, else the bag's kind of it."""
+    """The tile a swap without a recorded rack needs: the one it names, else one bearing the
+    blank's declared letter, preferably monolingual (M27), from the rack, else the bag, else
+    the bag's kind of it (a record written before swaps named their tile)."""
     if not on_board(swap.row, swap.col):
         return []
     cell = state.board.at(swap.row, swap.col)
     if cell is None or cell.owner is not side or not cell.tile.blank:
         return []
+    if swap.tile is not None:
+        return [swap.tile]
     letter = cell.as_letter
 
     def fitting(tiles: Iterable[Tile]) -> list[Tile]:

@@ -61,7 +61,9 @@ def _move(entry: LogEntry, before: GameState, side: Side) -> dict[str, Any] | No
             move["place"] = _tiles(entry)
         case EntryKind.SWAP:
             tile = entry.tiles[0]
-            move["swap"] = {"row": tile.row, "col": tile.col}
+            # The tile is public (the live log showed it) and decides what the opponent may read
+            # through the cell: a replay that chose another could read a different word.
+            move["swap"] = {"row": tile.row, "col": tile.col, "tile": tile.tile.text}
         case EntryKind.PASS:
             move["pass"] = True
         case EntryKind.RESIGN:
