@@ -4,9 +4,13 @@ nothing that seat did not see during play (R6, R27)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,9 +21,11 @@ from lexio_review_games import (
     AcceptAll,
     French,
     PlayedGame,
+    play_random_game,
     random_games,
 )
 
+from lexio_engine import cli
 from lexio_rules import EndCause, EntryKind, GameState, Lexicon, PassCause, review
 from lexio_rules.record import RecordError, parse_record, replay
 
@@ -242,3 +248,68 @@ def test_r26_an_exchange_by_count_of_more_than_a_rack_or_the_bag_is_refused() ->
 def test_an_exchange_count_must_be_a_positive_integer(count: Any) -> None:
     with pytest.raises(RecordError):
         parse_record(_doc([{"player": 0, "exchange": count}]))
+
+
+# --- each seat's downloaded record through `lexio replay` (issue 36) ---------------------------
+
+SLOW_FORM_GAMES = range(FORM_GAMES, FORM_GAMES + 240)
+"""The slow suite's games of legal form: seeds after the default run's, so the two add up."""
+
+
+def _lexio_replay(record: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``lexio replay`` (its ``main``, in this process) of ``record`` written to ``path``."""
+    path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        status = cli.main(["replay", str(path)])
+    assert status == 0, (status, record)
+    result: dict[str, Any] = json.loads(printed.getvalue())
+    return result
+
+
+def _as_downloaded(game: PlayedGame, seat: int) -> dict[str, Any]:
+    """The seat's record as the review route serves it, with, for a game of legal form, the
+    words its table accepted as the record's ``lexicon`` (any other word is then refused); a
+    game of French words replays on the shipped list, as a player's download would."""
+    document = _record(game, seat)
+    if not game.words:
+        document["lexicon"] = sorted({w.word for e in game.final.log for w in e.words})
+    return document
+
+
+def check_downloaded_records_replay(games: Iterable[PlayedGame], tmp_path: Path) -> int:
+    """Every seat's record of every game: every entry accepted, the live board, scores, end,
+    final scores and winners. Returns how many records it replayed."""
+    replayed = 0
+    for game in games:
+        final, ending = game.final, game.final.ending
+        assert ending is not None
+        for seat in range(len(game.players)):
+            result = _lexio_replay(_as_downloaded(game, seat), tmp_path / "record.json")
+            where = (game.seed, game.words, seat)
+            assert [m["status"] for m in result["moves"]] == ["accepted"] * len(final.log), where
+            assert "".join(result["board"]) == final.board, where
+            assert result["scores"] == list(final.scores), where
+            assert result["ended"] is True, where
+            assert result["final_scores"] == list(ending.final_scores), where
+            assert result["winners"] == list(ending.winners), where
+            replayed += 1
+    return replayed
+
+
+def test_r11_r30_r31_r32_each_seats_downloaded_record_replays_with_lexio_replay(
+    tmp_path: Path,
+) -> None:
+    """The default run's games (:func:`random_games`), each seat's record through the command."""
+    assert check_downloaded_records_replay(random_games(), tmp_path) == sum(
+        len(g.players) for g in random_games()
+    )
+
+
+@pytest.mark.slow
+def test_r11_r30_r31_r32_two_hundred_more_games_records_replay_with_lexio_replay(
+    tmp_path: Path,
+) -> None:
+    games = [play_random_game(seed) for seed in SLOW_FORM_GAMES]
+    assert len(games) >= 200
+    assert check_downloaded_records_replay(games, tmp_path) >= 2 * len(games)
