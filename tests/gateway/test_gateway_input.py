@@ -67,6 +67,13 @@ async def _error_for(client: GatewayClient, raw: str) -> dict[str, Any]:
         ('{"type": "act", "id": "b8", "n": 1e999}', "bad_json"),
         ('{"type": "hello", "protocol": true}', "protocol_version"),
         ('{"type": "hello", "protocol": 1.0}', "protocol_version"),
+        # Issue 36: a key twice, which a reader of the first value would take for another frame.
+        (
+            '{"type": "act", "id": "d1", "action": {"pass_turn": {}}, "action": {"pass_turn": {}}}',
+            "bad_json",
+        ),
+        ('{"type": "act", "id": "d2", "id": "d3", "action": {"pass_turn": {}}}', "bad_json"),
+        ('{"type": "ping", "type": "act", "id": "d4", "action": {"pass_turn": {}}}', "bad_json"),
     ],
 )
 def test_bad_frames_get_a_stable_error_and_change_nothing(

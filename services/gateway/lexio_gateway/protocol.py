@@ -80,7 +80,18 @@ def _real(text: str) -> float:
     return value
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: JSON leaves a repeated key's meaning open, and a
+    proxy or a client-side check that read the first value would see another frame than the
+    one applied (Python keeps the last)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ProtocolError("bad_json", reason="duplicate_key")
+    return obj
+
+
 _DECODER: Final = json.JSONDecoder(
+    object_pairs_hook=_object,
     parse_int=_integer,
     parse_float=_real,
     parse_constant=_refuse_number,  # NaN and Infinity are not JSON, although Python reads them
@@ -113,6 +124,10 @@ def parse_frame(text: str) -> dict[str, Any]:
     >>> parse_frame('{"type": "ping"}')
     {'type': 'ping'}
     >>> parse_frame('{"type": "act", "n": ' + "9" * 5000 + "}")
+    Traceback (most recent call last):
+    ...
+    lexio_gateway.protocol.ProtocolError: bad_json
+    >>> parse_frame('{"type": "act", "action": {"pass_turn": {}}, "action": {}}')
     Traceback (most recent call last):
     ...
     lexio_gateway.protocol.ProtocolError: bad_json
