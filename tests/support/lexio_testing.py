@@ -31,6 +31,7 @@ from lexio_common.redis_cluster_server import RedisClusterServer
 from lexio_engine.server import EngineConfig, start_engine
 from lexio_gateway.app import create_app
 from lexio_gateway.config import GatewayConfig
+from lexio_gateway.http_layer import GatewayRunner
 from lexio_gateway.hub import TableHub
 from lexio_gateway.state import HUB
 from lexio_lobby.games import GameSpec
@@ -123,7 +124,7 @@ class GatewayHandle:
 async def start_gateway(
     config: GatewayConfig, seeds: Callable[[str], int] | None = None
 ) -> GatewayHandle:
-    runner = web.AppRunner(create_app(config, seeds=seeds), handle_signals=False)
+    runner = GatewayRunner(create_app(config, seeds=seeds), handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", config.port)
     await site.start()

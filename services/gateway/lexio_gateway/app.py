@@ -8,12 +8,13 @@ import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from http import HTTPStatus
 from pathlib import Path
 from typing import Final
 
 import grpc
 import redis.asyncio as aioredis
-from aiohttp import web
+from aiohttp import hdrs, web
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import Gauge
 
@@ -23,6 +24,7 @@ from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
 from lexio_gateway.games import GameAdapter, build_adapter
+from lexio_gateway.http_layer import SECURITY_HEADERS, error_answer, http_error_code
 from lexio_gateway.hub import TableHub
 from lexio_gateway.lobby_client import LobbyClient
 from lexio_gateway.redis_store import RedisTableStore
@@ -46,18 +48,6 @@ LOBBY_READY: Final = Gauge(
 LOBBY_READY.set(0)
 READINESS: Final = web.AppKey("readiness", dict)
 
-SECURITY_HEADERS: Final = {
-    "Content-Security-Policy": (
-        "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; "
-        "script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
-        "form-action 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cross-Origin-Opener-Policy": "same-origin",
-}
-
 
 @web.middleware
 async def security_headers(
@@ -66,8 +56,16 @@ async def security_headers(
     try:
         response = await handler(request)
     except web.HTTPException as e:
-        e.headers.update(SECURITY_HEADERS)
-        raise
+        if e.status < HTTPStatus.BAD_REQUEST:
+            e.headers.update(SECURITY_HEADERS)
+            raise
+        # aiohttp's own refusals (no route, a method the route lacks, a body too large) are
+        # errors like the gateway's: {"error": code}.
+        answer = error_answer(e.status, http_error_code(e.status))
+        for name in (hdrs.ALLOW, hdrs.WWW_AUTHENTICATE, hdrs.RETRY_AFTER):
+            if name in e.headers:
+                answer.headers[name] = e.headers[name]
+        return answer
     if not response.prepared:
         response.headers.update(SECURITY_HEADERS)
         if request.path.startswith("/static/"):

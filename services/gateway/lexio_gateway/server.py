@@ -14,6 +14,7 @@ from aiohttp import web
 from lexio_common.service import run_service
 from lexio_gateway.app import create_app
 from lexio_gateway.config import GatewayConfig
+from lexio_gateway.http_layer import GatewayRunner
 
 log = logging.getLogger("lexio_gateway")
 
@@ -41,7 +42,7 @@ async def start_gateway(
     # oldest generation collected rarely, p99 was 53 ms (docs/benchmarks.md, load section).
     gc.freeze()
     gc.set_threshold(700, 10, 1_000_000)
-    runner = web.AppRunner(
+    runner = GatewayRunner(
         create_app(config, seeds=seeds),
         handle_signals=False,
         access_log=None,

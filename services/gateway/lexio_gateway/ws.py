@@ -13,6 +13,7 @@ from lexio_gateway import state as keys
 from lexio_gateway.admission import ResumeRefusedError
 from lexio_gateway.connection import Connection, TokenBucket
 from lexio_gateway.games import ACTION_KINDS
+from lexio_gateway.http_layer import error_answer
 from lexio_gateway.hub import TableHub
 from lexio_gateway.metrics import CONNECTED_CLIENTS, FRAMES, TURN_SECONDS
 from lexio_gateway.protocol import (
@@ -228,7 +229,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     config = request.app[keys.CONFIG]
     hub = request.app[keys.HUB]
     if not _origin_allowed(request, config.origins, config.require_origin):
-        raise web.HTTPForbidden(text="origin not allowed")
+        return error_answer(403, "origin_not_allowed")
     ws = web.WebSocketResponse(
         heartbeat=config.heartbeat,
         max_msg_size=config.max_frame_bytes,
