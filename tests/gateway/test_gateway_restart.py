@@ -144,6 +144,55 @@ def test_rematch_opens_a_new_table_for_the_same_people(
     loop_thread.run(scenario(), timeout=30)
 
 
+def test_a_second_rematch_of_the_host_is_answered_with_its_id(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """Issue 36: the host opened a rematch (rm1) and was seated; back on the finished table
+    with its old token (another tab, a reconnection), its ``rematch`` (rm2) is answered
+    ``seated`` with rm2, at the same seat of the same new table (a new token), and nobody is
+    offered it twice. Once the host left that table, a third is answered the offer, with
+    its id."""
+    gateway = gateway_factory()
+
+    async def scenario() -> None:
+        async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
+            for _ in range(4):  # R31: two rounds without a placement
+                await pass_one_turn([ana, bruno])
+            old_token = ana.token
+            before_offer = bruno.received
+            first = await ana.request({"type": "rematch", "id": "rm1"})
+            assert first["type"] == "seated"
+            await bruno.wait_for(lambda f: f["type"] == "rematch", since=before_offer)
+            offers_to_bruno = sum(f["type"] == "rematch" for f in bruno.frames)
+            async with GatewayClient.connect(gateway.url, token=old_token) as again:
+                second = await again.request({"type": "rematch", "id": "rm2"})
+                assert second["type"] == "seated" and second["id"] == "rm2"
+                assert second["table_id"] == first["table_id"]
+                assert second["code"] == first["code"]
+                assert second["player"] == first["player"]
+                assert second["token"] != first["token"]
+                table = await again.wait_for(
+                    lambda f: f["type"] == "table" and f["table_id"] == first["table_id"]
+                )
+                assert table["you"] == 0 and [s["name"] for s in table["seats"]] == ["Ana"]
+                await again.request({"type": "leave", "id": "l1"})
+            async with GatewayClient.connect(gateway.url, token=old_token) as third:
+                offer = await third.request({"type": "rematch", "id": "rm3"})
+                assert offer == {
+                    "type": "rematch",
+                    "id": "rm3",
+                    "code": first["code"],
+                    "table_id": first["table_id"],
+                    "host": "Ana",
+                }
+            seen = bruno.received
+            await bruno.send({"type": "ping"})  # its pong comes after all sent before it
+            await bruno.wait_for(lambda f: f["type"] == "pong", since=seen)
+            assert sum(f["type"] == "rematch" for f in bruno.frames) == offers_to_bruno
+
+    loop_thread.run(scenario(), timeout=30)
+
+
 def test_a_finished_game_nobody_watches_leaves_memory_but_not_the_store(
     loop_thread: LoopThread, gateway_factory: GatewayFactory
 ) -> None:

@@ -25,6 +25,7 @@ from lexio_gateway.room import (
     CLOSE_SERVICE_RESTART,
     TableRoom,
     new_id,
+    rematch_player_id,
     token_hash,
 )
 from lexio_gateway.services import Lifecycle, RoomServices, TableSettings
@@ -538,7 +539,10 @@ class TableHub:
 
     async def rematch(self, conn: Connection, action_id: str) -> None:
         """After the end, the host opens a new table of the same game and options; the others
-        are offered its code."""
+        are offered its code. The host's ``rematch`` once it is open (another tab, a
+        reconnection with the finished table's token, a second click) seats it again at its
+        seat there, with a new token; if it left that table, it is answered the offer, with
+        its ``id``, like a guest (docs/protocol.md)."""
         room, seat = conn.room, conn.seat
         if room is None or seat is None:
             raise ProtocolError("not_seated", id=action_id)
@@ -546,13 +550,14 @@ class TableHub:
             raise ProtocolError("not_over", id=action_id)
         if room.seat_of(seat.player_id) != 0:
             raise ProtocolError("not_host", id=action_id)
-        host_seat: tuple[LobbyTable, str, str] | None = None
+        host_id = rematch_player_id(room.table_id, seat.player_id)
+        opened_now = False
+        lobby_table: LobbyTable | None
         async with room.lock:
             if not room.record.rematch_code:
-                player_id = new_id("p")
                 try:
                     lobby_table, code = await self.lobby.create(
-                        room.record.game, player_id, seat.name, conn.caller, room.record.options
+                        room.record.game, host_id, seat.name, conn.caller, room.record.options
                     )
                 except LobbyError as e:
                     raise ProtocolError(e.code, id=action_id, **e.params) from None
@@ -560,21 +565,29 @@ class TableHub:
                     await room.open_rematch(code, lobby_table.table_id)
                 except (VersionConflictError, StoreUnavailableError):
                     raise ProtocolError("unavailable", id=action_id) from None
-                host_seat = (lobby_table, code, player_id)
+                opened_now = True
+            else:
+                lobby_table = await self._host_seat_at_rematch(room, host_id)
+                code = room.record.rematch_code
         offer = room.rematch_offer()
-        for player_id, peer in list(room.connections.items()):
-            if player_id != seat.player_id or host_seat is None:
-                await peer.send(offer)
-        if host_seat is not None:
-            lobby_table, code, player_id = host_seat
-            await self._seated(
-                conn,
-                action_id,
-                lobby_table=lobby_table,
-                code=code,
-                player_id=player_id,
-                name=seat.name,
-            )
+        if opened_now:
+            for player_id, peer in list(room.connections.items()):
+                if player_id != seat.player_id:
+                    await peer.send(offer)
+        if lobby_table is None:
+            await conn.send({**offer, "id": action_id})
+            return
+        await self._seated(
+            conn, action_id, lobby_table=lobby_table, code=code, player_id=host_id, name=seat.name
+        )
+
+    async def _host_seat_at_rematch(self, room: TableRoom, host_id: str) -> LobbyTable | None:
+        """The rematch table, if its host (``host_id``) still sits at it."""
+        try:
+            lobby_table, _ = await self.lobby.get(room.record.rematch_table_id, host_id)
+        except LobbyError:
+            return None  # gone (closed and swept): only the offer is left to give
+        return lobby_table if lobby_table.seat_of(host_id) >= 0 else None
 
     async def leave_room(self, conn: Connection) -> None:
         room = conn.room

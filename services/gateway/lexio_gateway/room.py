@@ -11,6 +11,7 @@ Who is connected is :mod:`lexio_gateway.presence`'s; when the table acts by itse
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import dataclasses
 import hashlib
@@ -79,6 +80,20 @@ def token_hash(token: str) -> str:
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_urlsafe(12)}"
+
+
+def rematch_player_id(table_id: str, host_id: str) -> str:
+    """The host's player id at the rematch it opens from ``table_id``: derived, not drawn, so
+    that a second ``rematch`` finds the seat the first one took (no field to store, and a
+    rematch opened by an older gateway, with a drawn id, simply is not found). It grants
+    nothing: a seat is reached only with a token.
+
+    >>> first = rematch_player_id("t1", "p_a")
+    >>> first == rematch_player_id("t1", "p_a") != rematch_player_id("t2", "p_a")
+    True
+    """
+    digest = hashlib.sha256(f"rematch\0{table_id}\0{host_id}".encode()).digest()
+    return f"p_{base64.urlsafe_b64encode(digest[:12]).decode()}"
 
 
 class TableRoom:
