@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from lexio_testing import LoopThread, RedisServer, eventually
+from prometheus_client import REGISTRY
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lexio_common import redis_client
 from lexio_gateway.bus import CHANNEL, RedisBus
@@ -39,6 +43,12 @@ class Replica:
             return
         if notice["kind"] == self.failing_kind:
             self.failing_kind = ""
+            if notice.get("outage"):
+                # What the store raises when a read times out under load (issue 36).
+                try:
+                    raise RedisTimeoutError("Timeout reading from socket")
+                except RedisTimeoutError as e:
+                    raise StoreUnavailableError(f"redis: {e}") from e
             raise RuntimeError("a bug in a notice's handling")
         self.notices.append(notice)
 
@@ -223,3 +233,48 @@ def test_a_failing_notice_of_one_table_resyncs_that_table_only(
             assert bus.healthy and not task.done()
 
     loop_thread.run(scenario(), timeout=30)
+
+
+def _notice_failures(cause: str) -> float:
+    value = REGISTRY.get_sample_value("lexio_gateway_bus_notice_failures_total", {"cause": cause})
+    return value or 0.0
+
+
+FAILURES = {
+    "store-timeout": (True, "store_unavailable", logging.WARNING, "notice not applied: resync"),
+    "bug": (False, "other", logging.ERROR, "notice failed: resync"),
+}
+
+
+@pytest.mark.parametrize("failure", list(FAILURES))
+def test_a_failed_notice_is_counted_and_logged_by_its_cause(
+    loop_thread: LoopThread,
+    redis_server: RedisServer,
+    caplog: pytest.LogCaptureFixture,
+    failure: str,
+) -> None:
+    """Issue 36: at 2,000 tables a store read timed out in a notice's handler and wrote an
+    error line with a traceback (make load-prod NOT CLEAN), although the table was resynced and
+    no game harmed. An outage is a warning naming the error, counted; a bug stays an error
+    with its traceback, counted as ``other``."""
+    outage, cause, level, message = FAILURES[failure]
+    caplog.set_level(logging.INFO, logger="lexio_gateway.bus")
+    before = _notice_failures(cause)
+
+    async def scenario() -> None:
+        replica = Replica(failing_kind="poison")
+        async with running(redis_server, replica) as (bus, publisher, _task):
+            await eventually(lambda: bus.healthy, "subscribed")
+            await bus.follow("t-1")
+            await publisher.publish({"kind": "poison", "table_id": "t-1", "outage": outage})
+            await eventually(lambda: replica.table_resyncs == ["t-1"], "the table resynced")
+
+    loop_thread.run(scenario(), timeout=30)
+    assert _notice_failures(cause) == before + 1
+    failed = [
+        r for r in caplog.records if "resync" in r.getMessage() and "notice" in r.getMessage()
+    ]
+    assert [(r.levelno, r.getMessage()) for r in failed] == [(level, message)]
+    assert (failed[0].exc_info is not None) == (not outage)
+    if outage:
+        assert "TimeoutError: Timeout reading from socket" in failed[0].__dict__["error"]

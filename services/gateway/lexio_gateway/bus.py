@@ -36,16 +36,19 @@ from redis.crc import key_slot
 from redis.exceptions import RedisClusterException, RedisError
 
 from lexio_common.supervise import being_cancelled
+from lexio_gateway.games.contract import GameUnavailableError
 from lexio_gateway.metrics import (
     BUS_CONNECTED,
     BUS_LAST_NOTICE_AGE,
     BUS_NOTICE_DELAY,
+    BUS_NOTICE_FAILURES,
     BUS_NOTICE_KINDS,
     BUS_NOTICES,
     BUS_RECONNECTS,
     BUS_TABLES_FOLLOWED,
 )
 from lexio_gateway.redis_layout import RedisLayout
+from lexio_gateway.store import StoreUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -535,13 +538,13 @@ class RedisBus:
             self._observe_delay(notice)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as e:
             if being_cancelled():
                 raise asyncio.CancelledError from None
             # This notice may be lost for some seats: catch them up from the store — only
             # its table's (a notice's failure under overload once resynced every table the
             # replica held, and added thousands of reads to the overload: issue 27).
-            log.exception("notice failed: resync", extra={"table_id": table_id})
+            _notice_failed(e, table_id)
             if table_id is not None:
                 try:
                     await handler({"kind": "resync", "table_id": table_id})
@@ -579,6 +582,35 @@ class RedisBus:
                 _failed("resync failed", e, delay)
             await asyncio.sleep(delay)
             delay = min(self._retry_max, delay * 2)
+
+
+def _notice_failed(error: Exception, table_id: str | None) -> None:
+    """A notice not applied, its table about to be resynced: counted; an outage (the store or
+    the game's engine cannot answer now, a read timed out under load) is a warning, as the
+    bus's other expected failures are, anything else a bug, with its traceback."""
+    if isinstance(error, StoreUnavailableError | GameUnavailableError):
+        cause = (
+            "store_unavailable" if isinstance(error, StoreUnavailableError) else "game_unavailable"
+        )
+        BUS_NOTICE_FAILURES.labels(cause=cause).inc()
+        log.warning(
+            "notice not applied: resync",
+            extra={"table_id": table_id, "cause": cause, "error": _chain(error)},
+        )
+        return
+    BUS_NOTICE_FAILURES.labels(cause="other").inc()
+    log.error("notice failed: resync", extra={"table_id": table_id}, exc_info=error)
+
+
+def _chain(error: BaseException) -> str:
+    """The error and what caused it, one line: ``StoreUnavailableError: redis: Timeout
+    reading from socket <- TimeoutError: Timeout reading from socket``."""
+    parts: list[str] = []
+    seen: BaseException | None = error
+    while seen is not None and len(parts) < 4:
+        parts.append(f"{type(seen).__name__}: {seen}"[:200])
+        seen = seen.__cause__ or seen.__context__
+    return " <- ".join(parts)
 
 
 def _failed(what: str, error: Exception, retry_s: float) -> None:

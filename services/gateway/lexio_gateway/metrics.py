@@ -124,6 +124,15 @@ BUS_NOTICES: Final = Counter(
     "only those of the tables it holds, and the replicas' heartbeats.",
     ["kind"],
 )
+BUS_NOTICE_FAILURES: Final = Counter(
+    "lexio_gateway_bus_notice_failures_total",
+    "Notices this replica could not apply, each followed by a resync of its table, by cause: "
+    "'store_unavailable' or 'game_unavailable' (an outage or an overload: a read timed out), "
+    "'other' (a bug: logged at error level with its traceback).",
+    ["cause"],
+)
+#: Why a notice was not applied (see BUS_NOTICE_FAILURES).
+BUS_NOTICE_FAILURE_CAUSES: Final = ("store_unavailable", "game_unavailable", "other")
 BUS_TABLES_FOLLOWED: Final = Gauge(
     "lexio_gateway_bus_tables_followed",
     "Tables whose bus channel this replica subscribes to: those it holds a room of.",
@@ -220,6 +229,8 @@ def _initialise_gateway() -> None:
         BUS_NOTICE_DELAY.labels(source=source)
     for kind in BUS_NOTICE_KINDS:
         BUS_NOTICES.labels(kind=kind)
+    for cause in BUS_NOTICE_FAILURE_CAUSES:
+        BUS_NOTICE_FAILURES.labels(cause=cause)
     for outcome in STORE_COMMIT_OUTCOMES:
         STORE_COMMIT_SECONDS.labels(outcome=outcome)
     for outcome in REVIEW_OUTCOMES_BEFORE_A_TABLE:
