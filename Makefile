@@ -17,7 +17,7 @@ STAMP_LISTS := $(LEXICON_BUILT)/.stamp
 LEXICON_BUILDER := $(LEXICON_DATA)/ar.aff $(LEXICON_DATA)/ar.dic \
 	$(addprefix services/lexicon/lexio_lexicon/,arabic_list.py expand.py hunspell.py normalise.py cache.py build_lists.py)
 
-.PHONY: setup test test-slow lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 load-prod load-3000 load-kill soak \
+.PHONY: setup test test-slow coverage lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 load-prod load-3000 load-kill soak \
 	images images-push image-tools lock monitoring-operator
 
 setup: $(STAMP_INSTALL) $(STAMP_LISTS)
@@ -109,8 +109,22 @@ prometheus:
 		&& { service prometheus stop; update-rc.d prometheus disable; systemctl disable prometheus; true; } >/dev/null 2>&1; \
 	else echo "Prometheus is missing: sudo apt-get install --no-install-recommends prometheus" >&2; exit 1; fi
 
+# The default suite on parallel workers (pytest-xdist), each test file on one worker so that a
+# module's fixtures are made once; each worker hands out ports from a slice of its own
+# (tests/conftest.py). docs/testing.md says how the suite is organised and how to run a part.
+TEST_WORKERS ?= 4
 test: setup lint browser redis prometheus
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile
+
+# Line coverage of services/ over the default suite, the services' own processes included
+# (pyproject.toml's [tool.coverage]); the report in build/coverage/.
+coverage: setup browser redis prometheus
+	rm -rf build/coverage && mkdir -p build/coverage
+	$(BIN)/coverage run -m pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile -p no:cacheprovider
+	$(BIN)/coverage combine
+	$(BIN)/coverage report --format=total > build/coverage/total.txt
+	$(BIN)/coverage json -o build/coverage/coverage.json
+	$(BIN)/coverage report --skip-covered --sort=miss | tail -40
 
 test-slow: setup image-tools redis prometheus
 	$(BIN)/pytest -m slow

@@ -6,6 +6,8 @@ channels, so no async test plugin is needed.
 
 from __future__ import annotations
 
+import itertools
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from lexio_testing import (
 )
 
 from lexio_common.grpc_service import RunningServer
+from lexio_common.procs import PORT_SLICE_VARIABLE
 from lexio_engine.server import EngineConfig, RunningEngine, start_engine
 from lexio_gateway.config import GameEndpoint, GatewayConfig
 from lexio_lexicon.server import LexiconConfig, start
@@ -105,6 +108,40 @@ def two_games_lobby(
     lobby = loop_thread.run(start_lobby(config))
     yield lobby
     loop_thread.run(lobby.stop(0))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist each worker hands out ports from a slice of its own
+    (:func:`lexio_common.procs.free_port`): two workers can never start servers on one port."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", …
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if worker.startswith("gw") and count:
+        os.environ[PORT_SLICE_VARIABLE] = f"{int(worker[2:])}/{count}"
+
+
+_LONG_FILES = ("tests/web/", "tests/load/")
+"""A browser or a whole stack under load: the longest files, and the hungriest for CPU."""
+_REAL_PROCESS_FILES = ("tests/gateway/", "tests/ops/")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The order of the files (each file's tests keep theirs). ``make test`` gives each file to
+    one worker, in this order, as workers come free: the long browser and load files first,
+    alternating with the gateway's and the operations' files, so that no more than about half
+    the workers drive a browser at once; then the short files, which fill the gaps at the
+    end. (In the folders' order, every worker ended the run in a browser file at once, each
+    browser test then taking 2 to 3 times as long.)"""
+    by_file: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.nodeid.split("::")[0], []).append(item)
+
+    def files(prefixes: tuple[str, ...]) -> list[str]:
+        return [f for f in by_file if f.startswith(prefixes)]
+
+    long, real = files(_LONG_FILES), files(_REAL_PROCESS_FILES)
+    alternating = [f for pair in itertools.zip_longest(long, real) for f in pair if f]
+    rest = [f for f in by_file if f not in set(alternating)]
+    items[:] = [item for f in alternating + rest for item in by_file[f]]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

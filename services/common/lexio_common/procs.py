@@ -7,6 +7,7 @@ loopback port of its own (optionally with a password, as prod runs it).
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import signal
@@ -18,6 +19,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -58,20 +60,46 @@ def _bindable(host: str, port: int) -> bool:
         return True
 
 
+PORT_SLICE_VARIABLE: Final = "LEXIO_FREE_PORT_SLICE"
+"""``k/n``: :func:`free_port` hands out ports from the k-th (0-based) of n equal slices of its
+range only. Parallel test workers each set their own (tests/conftest.py), so that two
+processes can never hand out the same port, which "never twice" alone promises within one."""
+
+
+def _port_range(low: int) -> tuple[int, int]:
+    """The part of [_LOWEST_PORT, low) this process hands out from.
+
+    >>> import os; os.environ[PORT_SLICE_VARIABLE] = "1/4"
+    >>> _port_range(32768)
+    (23192, 26384)
+    >>> del os.environ[PORT_SLICE_VARIABLE]; _port_range(32768)
+    (20000, 32768)
+    """
+    chosen = os.environ.get(PORT_SLICE_VARIABLE, "")
+    if not chosen:
+        return _LOWEST_PORT, low
+    index, count = (int(n) for n in chosen.split("/"))
+    size = (low - _LOWEST_PORT) // count
+    start = _LOWEST_PORT + index * size
+    return start, start + size
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A port nothing listens on now, for a process about to be started on it.
 
     Free until someone binds it, so it is chosen where nobody else is likely to: never one
     this process has handed out before (the kernel's own pick can give the same port twice
-    in a row), and below the kernel's ephemeral range, so that no outgoing connection takes
-    it as its local port in the meantime (a gateway once failed to start with "Address
-    already in use" so). The kernel's pick when that range leaves no room below it.
+    in a row), from this process's slice when it has one (:data:`PORT_SLICE_VARIABLE`), and
+    below the kernel's ephemeral range, so that no outgoing connection takes it as its local
+    port in the meantime (a gateway once failed to start with "Address already in use" so).
+    The kernel's pick when that range leaves no room below it.
     """
     low = _ephemeral_low()
     with _handing_out:
         if low - _LOWEST_PORT >= 1000:
+            start, end = _port_range(low)
             for _ in range(200):
-                port = random.randrange(_LOWEST_PORT, low)
+                port = random.randrange(start, end)
                 if port not in _handed_out and _bindable(host, port):
                     _handed_out.add(port)
                     return port
