@@ -88,13 +88,13 @@ class Monitored:
 
 
 @contextlib.contextmanager
-def _monitored(root: Path) -> Iterator[Monitored]:
+def _monitored(root: Path, *, idle: bool = False) -> Iterator[Monitored]:
     """The four services as processes, scraped every second by a real Prometheus; every
-    service exits 0 on SIGTERM at the end."""
+    service exits 0 on SIGTERM at the end. ``idle``: not even a ``ListGames`` at the start."""
     stack = Stack.create(root)
     prometheus: PrometheusServer | None = None
     try:
-        stack.start()
+        stack.start(until_offered=not idle)
         targets = root / "targets.json"
         targets.write_text(json.dumps(discovered_targets(rendered("prod"), _local_ports(stack))))
         config = root / "prometheus.yml"
@@ -264,7 +264,7 @@ def _dashboard_games(prometheus: PrometheusServer) -> list[str]:
 def idle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Monitored]:
     """A stack nobody plays on (probes and the services' own health watches aside), scraped
     often enough that every rate has its two samples."""
-    with _monitored(tmp_path_factory.mktemp("idle")) as monitored:
+    with _monitored(tmp_path_factory.mktemp("idle"), idle=True) as monitored:
         scrapes = 'min(count_over_time(up{job=~"lexicon|engine|lobby|gateway"}[1m]))'
         deadline = time.monotonic() + 30
         while (monitored.prometheus.value(scrapes) or 0) < 4:

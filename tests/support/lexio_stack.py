@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
 from grpc_health.v1 import health_pb2
 
+from lexio.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from lexio_common.procs import free_port, grpc_status, http_status
 
 __all__ = [
@@ -176,8 +178,15 @@ class Stack:
     def gateway_url(self) -> str:
         return f"http://127.0.0.1:{self['gateway'].port}"
 
-    def start(self, names: tuple[str, ...] = ("lexicon", "engine", "lobby", "gateway")) -> None:
-        """Start the services (all at once) and wait until each reports ready."""
+    def start(
+        self,
+        names: tuple[str, ...] = ("lexicon", "engine", "lobby", "gateway"),
+        *,
+        until_offered: bool = True,
+    ) -> None:
+        """Start the services (all at once) and wait until each reports ready and, with
+        ``until_offered``, until the lobby offers every game (a ``ListGames`` call: a test of
+        an untouched stack's metrics passes False)."""
         for name in names:
             self[name].start()
         deadline = time.monotonic() + 30
@@ -193,6 +202,28 @@ class Stack:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{service.name} did not become ready:\n{service.log()}")
             time.sleep(0.05)
+        if until_offered and "lobby" in names and "engine" in names:
+            self._wait_games_offered(deadline)
+
+    def _wait_games_offered(self, deadline: float) -> None:
+        """Until the lobby offers every game it registered (``ListGames``, which asks each
+        game's health): the engine answering its own health is not enough, the lobby's first
+        check of it may have come before it was up, and a ``create`` then would be
+        ``game_unavailable``."""
+        lobby = self["lobby"]
+        with grpc.insecure_channel(lobby.address) as channel:
+            stub = lobby_pb2_grpc.LobbyStub(channel)
+            offered: dict[str, bool] = {}
+            while not offered or not all(offered.values()):
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"the lobby offers {offered}:\n{lobby.log()}")
+                try:
+                    reply = stub.ListGames(lobby_pb2.ListGamesRequest(), timeout=2)
+                    offered = {g.name: g.available for g in reply.games}
+                except grpc.RpcError:
+                    offered = {}
+                if not offered or not all(offered.values()):
+                    time.sleep(0.05)
 
     def stop(self) -> dict[str, int]:
         """SIGTERM every running service, the gateway first; their exit statuses."""
