@@ -19,7 +19,9 @@ from web_axe import (
     ax_name,
     ax_property,
     ax_texts,
+    axe_violations,
     contrast,
+    describe,
     luminance,
     rgb,
 )
@@ -513,3 +515,18 @@ def test_the_cursor_and_the_last_move_ring_reach_3_to_1_against_every_cell_colou
     )
     assert sorted(rgb(shown["tileShadow"]), key=luminance) == [last_dark, last_light]
     print(sorted(measured.items(), key=lambda item: item[1])[:6])
+
+
+def test_the_axe_check_finds_a_violation_put_on_the_page(
+    gateway_factory: GatewayFactory, players: PlayerFactory
+) -> None:
+    """The check every screen goes through can fail: a button without a name, added to a page
+    axe found clean, is reported (WCAG 4.1.2)."""
+    gateway = gateway_factory()
+    ana = players(gateway.url + "/")
+    ana.wait_screen("home")
+    assert axe_violations(ana) == []
+    ana.js("document.body.append(Object.assign(document.createElement('button'), {id: 'x'}))")
+    found = axe_violations(ana)
+    assert [v["id"] for v in found] == ["button-name"], describe(found)
+    assert found[0]["nodes"][0]["target"] == ["#x"]
