@@ -146,13 +146,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """The gateway's protocol suite runs against both stores: SQLite and Redis; a test marked
-    ``cluster_too`` on a Redis Cluster too."""
+    ``cluster_too`` on a Redis Cluster too, one marked ``one_store`` (the store plays no part
+    in it) on SQLite only. Tests elsewhere (the browser's, the noughts') run on SQLite."""
     chosen = any(
         "gateway_backend" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
     )
     if "gateway_backend" in metafunc.fixturenames and not chosen:
         in_gateway_suite = "tests/gateway/" in str(metafunc.definition.path).replace("\\", "/")
-        backends = ["sqlite", "redis"] if in_gateway_suite else ["sqlite"]
+        one_store = metafunc.definition.get_closest_marker("one_store") is not None
+        backends = ["sqlite", "redis"] if in_gateway_suite and not one_store else ["sqlite"]
         if metafunc.definition.get_closest_marker("cluster_too") is not None:
             backends.append("cluster")
         metafunc.parametrize("gateway_backend", backends, scope="function")

@@ -17,6 +17,9 @@ from prometheus_client import REGISTRY
 
 from lexio_gateway.http_layer import SECURITY_HEADERS
 
+# The store plays no part here (answered before any route, let alone a store): SQLite only.
+pytestmark = pytest.mark.one_store
+
 CLOSE = b"Host: x\r\nConnection: close\r\n\r\n"
 """The end of a well-formed request's head: the gateway closes after its answer."""
 LONG_TOKEN = "x" * 9000
@@ -79,6 +82,15 @@ MALFORMED: list[Any] = [
         b"GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", "bad_message", id="bad-header"
     ),
     pytest.param(b"G(T / HTTP/1.1\r\nHost: x\r\n\r\n", "bad_method", id="bad-method"),
+    pytest.param(b"GET / HTTP/9.9\r\nHost: x\r\n\r\n", "bad_request_line", id="http-9.9"),
+    pytest.param(
+        b"GET / HTTP/1.1\r\nHost: x\r\nX-Bad\x01Name: y\r\n\r\n", "bad_message", id="control-char"
+    ),
+    pytest.param(
+        b"POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "bad_message",  # llhttp reports a chunk size as a message error
+        id="bad-chunk-size",
+    ),
 ]
 
 

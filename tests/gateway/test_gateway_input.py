@@ -15,6 +15,9 @@ from prometheus_client import generate_latest
 from lexio_client import GatewayClient
 from lexio_gateway.config import GatewayConfig
 
+# The store plays no part here (frames and headers are read before any store): SQLite only.
+pytestmark = pytest.mark.one_store
+
 
 async def _error_for(client: GatewayClient, raw: str) -> dict[str, Any]:
     seen = len(client.frames)
@@ -74,6 +77,11 @@ async def _error_for(client: GatewayClient, raw: str) -> dict[str, Any]:
         ),
         ('{"type": "act", "id": "d2", "id": "d3", "action": {"pass_turn": {}}}', "bad_json"),
         ('{"type": "ping", "type": "act", "id": "d4", "action": {"pass_turn": {}}}', "bad_json"),
+        (
+            '{"type": "act", "id": "d5", "action": {"place": {"tiles": '
+            '[{"row": 6, "row": 7, "col": 6, "letter": "A"}]}}}',
+            "bad_json",
+        ),
     ],
 )
 def test_bad_frames_get_a_stable_error_and_change_nothing(
