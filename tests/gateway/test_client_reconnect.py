@@ -186,9 +186,14 @@ def test_an_act_whose_ack_was_lost_is_resent_with_its_id_and_applied_once(
             await ana.reconnect([doomed.url, survivor.url], backoff=Backoff(rng=random.Random(2)))
             again = await ana.act(action, action_id="lost-ack")
             assert again == first_ack == {"type": "ack", "id": "lost-ack", "seq": 1}
-            await asyncio.sleep(0.3)  # a second application would have reached Bruno by now
-            assert len(bruno.log) == len(ana.log) == 1 and ana.log == bruno.log
             assert to_play([ana, bruno]) is bruno
+            # Bruno's move is committed after the resend was handled (the survivor holds both
+            # seats now, one table lock; the store orders commits): a second application of
+            # Ana's would be in both logs before it.
+            await play_one_turn([ana, bruno], bot(3))
+            assert len(bruno.log) == len(ana.log) == 2 and ana.log == bruno.log
+            assert [e["seat"] for e in bruno.log] == [0, 1]
+            assert to_play([ana, bruno]) is ana
 
     loop_thread.run(scenario(), timeout=90)
 
@@ -217,10 +222,13 @@ def test_an_act_in_flight_when_its_replica_dies_is_applied_exactly_once(
             ack = await ana.act(action, action_id=lost.value.frame["id"])
             assert ack["seq"] == 3
             await bruno.wait_view(3)
-            await asyncio.sleep(0.3)
-            assert len(bruno.log) == 3 and ana.log == bruno.log
             assert moves_of(bruno.log, 0) == 2 and bruno.log[2]["seat"] == 0
-            await play_one_turn([ana, bruno], player)  # the game goes on, Bruno to play
-            assert len(ana.log) == 4
+            assert to_play([ana, bruno]) is bruno
+            # The game goes on, Bruno to play. His move is committed after the resend was
+            # handled (one table lock on the survivor; the store orders commits): a second
+            # application of Ana's would be in both logs before it.
+            await play_one_turn([ana, bruno], player)
+            assert len(bruno.log) == len(ana.log) == 4 and ana.log == bruno.log
+            assert [e["seat"] for e in bruno.log] == [0, 1, 0, 1]
 
     loop_thread.run(scenario(), timeout=90)

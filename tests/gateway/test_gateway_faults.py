@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
@@ -33,6 +34,7 @@ from lexio_testing import (
     GatewayHandle,
     LoopThread,
     Restartable,
+    eventually,
     restartable_engine,
     site_games,
     until_closed_in_the_lobby,
@@ -288,6 +290,15 @@ def test_every_option_takes_any_integer_or_is_invalid_option(n: int) -> None:
 # 3 and 4: a seat that comes back while the engine is away ---------------------------------
 
 
+def _catch_ups_postponed(records: Sequence[logging.LogRecord], table_id: str) -> int:
+    """How many of ``records`` say a catch-up of the table waits for its engine or store."""
+    return sum(
+        1
+        for r in records
+        if r.getMessage() == "catch-up postponed" and getattr(r, "table_id", None) == table_id
+    )
+
+
 def _caught_up_once(frames: Sequence[dict[str, Any]], known: int, final: int) -> None:
     """``frames`` (what a seat got after resuming from ``known``) bring it to ``final``: each
     event once and in order, a view only of what it has, and a view or snapshot last."""
@@ -325,14 +336,18 @@ def test_a_seat_resuming_while_the_engine_is_down_gets_unavailable_then_each_eve
     two_games_lobby: RunningLobby,
     own_engine: Restartable,
     case: tuple[str, bool, str],
+    *,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     game, resume_with_last_seq, then = case
     gateway = gateway_factory(
         lobby_address=f"127.0.0.1:{two_games_lobby.port}", engine_address=own_engine.address
     )
+    caplog.set_level(logging.DEBUG, logger="lexio_gateway.room")
 
     async def scenario() -> None:
         async with _table(game, gateway.url) as clients:
+            table_id = clients[0].table["table_id"]
             await _pass(game, clients)
             seat = _waiting(game, clients)  # the other moves next
             for client in clients:
@@ -342,9 +357,16 @@ def test_a_seat_resuming_while_the_engine_is_down_gets_unavailable_then_each_eve
             if not resume_with_last_seq:
                 seat.seq = -1  # a client that lost everything: hello with the token only
             await own_engine.stop()
-            first = seat.received
+            first, logged = seat.received, len(caplog.records)
             await seat.open()  # lexio_client returns once the catch-up or an error came
-            await asyncio.sleep(0.3)
+            # The room tries again by itself (0.25 s later at first). Once a try has failed
+            # too, the engine still away, whatever the tries sent the seat was sent (a try is
+            # all or nothing: nothing, here), and the seat's pong comes after it.
+            await eventually(
+                lambda: _catch_ups_postponed(caplog.records[logged:], table_id) >= 2,
+                "the seat's catch-up postponed at its resume, then again at the room's next try",
+            )
+            await seat.sync()
             resumed = seat.frames[first:]
             kinds = [f["type"] for f in resumed]
             assert kinds[:2] == ["welcome", "table"], kinds
@@ -359,18 +381,24 @@ def test_a_seat_resuming_while_the_engine_is_down_gets_unavailable_then_each_eve
             await seat.wait_for(
                 lambda f: f["type"] in ("view", "snapshot") and f["seq"] == final, timeout=20
             )
-            await asyncio.sleep(0.3)  # anything sent twice would be here by now
-            resumed = seat.frames[first:]
-            _caught_up_once(resumed, last_seq if resume_with_last_seq else -1, final)
             mover = _mover(game, clients)
             assert seat.log == mover.log
             assert seat.seq == mover.seq == final
             assert seat.view["board"] == mover.view["board"]
             assert seat.view["turn"] == mover.view["turn"]
+            # What could send the seat something twice: the room's tries, which end once no
+            # seat is behind, and the commits' telling, both under the table's lock. Once the
+            # tries are over, the next pass's event and view come after all of it.
+            room = gateway.hub.rooms[table_id]
+            await eventually(
+                lambda: not room.catching_up,
+                "the room's tries to catch seats up over, no seat behind",
+            )
             # Play goes on, and the seat hears it as every seat does.
             after = await _pass(game, clients)
             for client in clients:
                 await client.wait_view(after)
+            _caught_up_once(seat.frames[first:], last_seq if resume_with_last_seq else -1, after)
             assert clients[0].log == clients[1].log
 
     loop_thread.run(scenario(), timeout=90)
@@ -401,18 +429,31 @@ def test_a_game_that_ends_while_the_lobby_is_down_closes_there_once_it_is_back(
     own_lobby: Restartable,
     gateway_backend: str,
     case: tuple[str, str],
+    *,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     game, its_gateway = case
     gateways: list[GatewayHandle] = [gateway_factory(lobby_address=own_lobby.address)]
     if its_gateway == "stops" and gateway_backend == "redis":
         # Another replica, up before the first stops: it must take over the closing.
         gateways.append(gateway_factory(lobby_address=own_lobby.address))
+    caplog.set_level(logging.WARNING, logger="lexio_gateway.hub")
+
+    def tried_and_failed() -> bool:
+        # What a gateway logs when the lobby does not answer its close (the first time while
+        # the lobby stays away); this test's store holds no other finished table.
+        return any(
+            r.getMessage() == "lobby away: finished tables will close later" for r in caplog.records
+        )
 
     async def end_the_game() -> str:
         async with _table(game, gateways[0].url) as clients:
             await own_lobby.stop()
             await _end(game, clients)
-            await asyncio.sleep(1.5)  # the gateway tried, and failed, to close it
+            # A game's end wakes its gateway's closing at once: it tries, and fails.
+            await eventually(
+                tried_and_failed, "a try to close the finished table in the stopped lobby"
+            )
             return str(clients[0].table["code"])
 
     async def closed_once_the_lobby_is_back(code: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 
@@ -116,10 +115,19 @@ def test_resent_action_id_applies_once(
     async def scenario() -> None:
         async with started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno):
             first = await ana.act({"pass_turn": {}}, action_id="same-id")
+            await bruno.wait_view(1)
+            ana_seen, bruno_seen = ana.received, bruno.received
             again = await ana.request({"type": "act", "action": {"pass_turn": {}}, "id": "same-id"})
             assert again == first
-            await asyncio.sleep(0.1)
-            assert [e["kind"] for e in bruno.log] == ["pass"]
+            # Were the resend applied again, its ack would go out before the seats are told:
+            # the answer proves nothing. Ana's connection is read one frame at a time, so her
+            # pong comes once the resend was handled to its end, whatever it sent Bruno; his
+            # own pong then comes after all of that.
+            await ana.sync()
+            await bruno.sync()
+            assert ana.frames[ana_seen:] == [first, {"type": "pong"}]
+            assert bruno.frames[bruno_seen:] == [{"type": "pong"}]
+            assert [e["kind"] for e in bruno.log] == ["pass"] and bruno.seq == 1
             assert bruno.view["turn"] == 1
 
     loop_thread.run(scenario(), timeout=60)
@@ -173,8 +181,11 @@ def test_r19_r20_a_refusal_goes_only_to_the_player_and_shows_the_reserve(
             assert (frame["reserve_tries"], 0 < frame["reserve_next_in"] <= 15) == (9, True)
             view = await ana.wait_for(lambda f: f["type"] == "view")
             assert view["view"]["reserve_tries"] == 9 and view["seq"] == 0
-            await asyncio.sleep(0.1)
-            assert bruno.frames[bruno_seen:] == []
+            # Ana's view goes out once the refusal's commit has told the seats (under the
+            # table's lock, after her `refused`): whatever it sent Bruno was sent by then, and
+            # his pong comes after it.
+            await bruno.sync()
+            assert bruno.frames[bruno_seen:] == [{"type": "pong"}]
             assert ana.view["turn"] == 0 and ana.seq == 0  # still Ana's turn, nothing played
 
     loop_thread.run(scenario(), timeout=30)

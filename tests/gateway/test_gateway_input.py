@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 from gateway_play import seated_table, server_error, started_game, started_table
-from lexio_testing import GatewayFactory, LoopThread
+from lexio_testing import GatewayFactory, LoopThread, eventually
 from prometheus_client import generate_latest
 
 from lexio_client import GatewayClient
@@ -17,6 +17,24 @@ from lexio_gateway.config import GatewayConfig
 
 # The store plays no part here (frames and headers are read before any store): SQLite only.
 pytestmark = pytest.mark.one_store
+
+
+async def _flood_with_pings(client: GatewayClient, count: int) -> list[dict[str, Any]]:
+    """Send ``count`` pings at once; their answers. The gateway answers every frame it reads
+    with exactly one frame: a ping its ``pong``, or an ``error`` (``rate_limited`` past the
+    frame limit). No ``sync`` here: its own ping could be refused too."""
+    seen = client.received
+
+    def answers() -> list[dict[str, Any]]:
+        return [f for f in client.frames[seen:] if f["type"] in ("pong", "error")]
+
+    for _ in range(count):
+        await client.send({"type": "ping"})
+    await eventually(lambda: len(answers()) >= count, f"an answer to each of {count} pings")
+    # None answered twice (of what has come by now), and nothing else sent.
+    assert len(answers()) == count, answers()
+    assert len(client.frames) - seen == count, client.frames[seen:]
+    return answers()
 
 
 async def _error_for(client: GatewayClient, raw: str) -> dict[str, Any]:
@@ -218,12 +236,10 @@ def test_too_many_frames_are_rate_limited(
 
     async def scenario() -> None:
         async with GatewayClient.connect(gateway.url) as client:
-            for _ in range(60):
-                await client.send({"type": "ping"})
-            await asyncio.sleep(0.3)
-            codes = [f.get("code") for f in client.frames if f["type"] == "error"]
-            assert "rate_limited" in codes
-            assert sum(1 for f in client.frames if f["type"] == "pong") <= 45
+            answers = await _flood_with_pings(client, 60)
+            codes = [f.get("code") for f in answers if f["type"] == "error"]
+            assert "rate_limited" in codes and set(codes) == {"rate_limited"}
+            assert sum(1 for f in answers if f["type"] == "pong") <= 45
 
     loop_thread.run(scenario(), timeout=30)
 
@@ -298,10 +314,8 @@ def test_rate_limited_answers_say_how_long_to_wait(
             assert error["code"] == "rate_limited"
             assert type(error["retry_after"]) is int and 500 <= error["retry_after"] <= 600
         async with GatewayClient.connect(gateway.url) as flooder:
-            for _ in range(60):
-                await flooder.send({"type": "ping"})
-            await asyncio.sleep(0.3)
-            limited = [f for f in flooder.frames if f.get("code") == "rate_limited"]
+            answers = await _flood_with_pings(flooder, 60)
+            limited = [f for f in answers if f.get("code") == "rate_limited"]
             assert limited and all(f["retry_after"] == 1 for f in limited)
 
     loop_thread.run(scenario(), timeout=60)

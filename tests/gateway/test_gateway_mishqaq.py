@@ -24,6 +24,7 @@ from lexio_testing import (
     LoopThread,
     doomed_and_survivor,
     environment_without_lexio,
+    eventually,
     free_port,
 )
 from mishqaq_play import (
@@ -42,6 +43,7 @@ from prometheus_client import REGISTRY
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
 from lexio_client import GatewayClient
+from lexio_gateway.records import TableStatus
 from lexio_lobby.server import RunningLobby
 
 FAST = {"bank_minute_seconds": 0.05}
@@ -127,14 +129,13 @@ def test_a_flag_falls_once_and_the_opponent_wins(
     """M29: the table sends the timeout when the mover's bank is empty, once; on Redis two
     replicas hold the table (both run its clock)."""
     replicas = 2 if gateway_backend == "redis" else 1
-    urls = [
-        _gateway(gateway_factory, two_games_lobby, mishqaq_settings=FAST).url
-        for _ in range(replicas)
+    gateways = [
+        _gateway(gateway_factory, two_games_lobby, mishqaq_settings=FAST) for _ in range(replicas)
     ]
 
     async def scenario() -> None:
         options = {"latin_minutes": 20, "arabic_minutes": 40}
-        async with mishqaq_table(urls, options=options) as clients:
+        async with mishqaq_table([g.url for g in gateways], options=options) as clients:
             mover = to_move(clients)
             other = not_to_move(clients)
             flag_at = mover.view["flag_at"]
@@ -146,10 +147,31 @@ def test_a_flag_falls_once_and_the_opponent_wins(
             assert ending["at"] == pytest.approx(flag_at)
             results = [e for e in other.log if e["kind"] == "result"]
             assert len(results) == 1 and other.log == mover.log  # one firing, seen by both
-            await asyncio.sleep(0.3)
+            # A second firing would come from a replica's clock (each holding the table runs
+            # one): once none has a timer set or a firing under way, every commit the table
+            # will ever have is in the store, and no event can reach a seat but those.
+            table_id = other.table["table_id"]
+            await eventually(
+                lambda: all(_clock_at_rest(g, table_id) for g in gateways),
+                "no replica's clock of the finished table set or firing",
+            )
+            record = await gateways[0].hub.store.get_table(table_id)
+            assert record is not None and record.seq == other.seq == mover.seq
             assert [e["kind"] for e in mover.log].count("result") == 1
 
     loop_thread.run(scenario(), timeout=60)
+
+
+def _clock_at_rest(gateway: GatewayHandle, table_id: str) -> bool:
+    """Nothing of the table's clock is set or running on this replica: it holds the game as
+    over, its timer is off, and no firing is still on its way to a commit (a timer that
+    falls due spawns its firing as one of the replica's background tasks, the only ones
+    here: no tab of a seat is being replaced)."""
+    room = gateway.hub.rooms.get(table_id)
+    if room is None:
+        return True  # not held here: no clock here
+    at_rest = room.record.status is TableStatus.OVER and not room.clock.scheduled
+    return at_rest and not gateway.hub.lifecycle.tasks
 
 
 def test_four_passes_that_draw_nothing_are_a_dead_position(

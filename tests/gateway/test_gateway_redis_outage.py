@@ -2,10 +2,10 @@
 
 Redis is stopped (SIGTERM, or kill -9) and started again on its AOF with enough data that it
 answers LOADING for a few seconds (a filled AOF, slowed by Redis's own ``key-load-delay``), or it
-stays down for 10 s. Meanwhile every replica says it is not ready; afterwards every replica is
-subscribed again and ready, moves reach every seat on every gateway, an idle table's clock
-fires once per turn, and no accepted move is lost. Everything is real: Redis, lobby, engine,
-lexicon and three gateways.
+stays down until every replica's heartbeats of the others have run out (10 s). Meanwhile every
+replica says it is not ready; afterwards every replica is subscribed again and ready, moves reach
+every seat on every gateway, an idle table's clock fires once per turn, and no accepted move is
+lost. Everything is real: Redis, lobby, engine, lexicon and three gateways.
 """
 
 from __future__ import annotations
@@ -63,6 +63,17 @@ async def _play(clients: Sequence[GatewayClient], turns: int, seed: int) -> None
             await client.wait_view(seq + 1, timeout=15)
 
 
+async def _all_silent(replicas: Sequence[GatewayHandle]) -> bool:
+    """Whether no replica counts any other as alive by its heartbeats any more."""
+    names = [g.hub.replica for g in replicas]
+    return not any(
+        g.hub.services.heartbeats.alive(other)
+        for g in replicas
+        for other in names
+        if other != g.hub.replica
+    )
+
+
 def _kinds(client: GatewayClient) -> list[str]:
     return [e["kind"] for e in client.log]
 
@@ -104,7 +115,12 @@ def test_every_replica_hears_every_other_after_a_redis_outage(
             for gateway in replicas:
                 assert await _readiness(session, gateway) == (503, "store")
             if outage == "down_10s":
-                await asyncio.sleep(10)
+                # Down past the presence window: every replica has heard nothing of any other
+                # for longer than a heartbeat counts (10 s), so silence alone would now make
+                # their seats absent (R29) — what the replicas must not conclude.
+                await _until(
+                    lambda: _all_silent(replicas), "every replica's heartbeats of the others out"
+                )
             redis_server.start(wait_loaded=False)
             if outage != "down_10s":
                 assert not redis_server.loaded(), "Redis loaded too fast to test LOADING"

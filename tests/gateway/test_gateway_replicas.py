@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,12 +39,30 @@ from lexio_common.redis_client import is_cluster_url, node_url
 from lexio_engine.server import RunningEngine
 from lexio_gateway.records import SeatToken
 from lexio_gateway.redis_layout import RedisLayout
+from lexio_gateway.redis_store import RedisTableStore
 from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
 ON_REDIS = pytest.mark.parametrize("gateway_backend", ["redis"])
 """Tests that look into Redis itself (a restart, its channels, its keys put back)."""
 ON_REDIS_AND_CLUSTER = pytest.mark.parametrize("gateway_backend", ["redis", "cluster"])
 """Tests of the replicas alone: on one Redis, and on a Redis Cluster (3 masters)."""
+
+
+async def _seen(
+    client: GatewayClient,
+    predicate: Callable[[dict[str, Any]], bool],
+    what: str,
+    *,
+    since: int,
+    timeout: float = 10.0,
+) -> dict[str, Any]:
+    """The first frame from number ``since`` on that matches; past ``timeout``, fail saying
+    what was awaited and what came instead."""
+    try:
+        return await client.wait_for(predicate, timeout, since=since)
+    except TimeoutError:
+        came = [f["type"] for f in client.frames[since:]]
+        raise AssertionError(f"no {what} after {timeout} s; came: {came}") from None
 
 
 class SocketRecorder:
@@ -126,7 +145,7 @@ def test_the_turn_clock_fires_once_with_every_replica_holding_the_table(
     async def scenario() -> None:
         async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
             await bruno.wait_view(3, timeout=10)
-            await asyncio.sleep(0.3)
+            await ana.wait_view(3, timeout=10)  # the same three passes, on her replica too
             passes = [(e["seat"], e["cause"]) for e in bruno.log]
             assert passes[:3] == [(0, "clock"), (1, "clock"), (0, "clock")]
             assert ana.log == bruno.log
@@ -250,8 +269,23 @@ def test_the_clock_of_a_table_whose_replica_died_fires_on_another(
                 doomed.kill()
                 return token, clients[0].table["table_id"]
 
-        token, _table_id = loop_thread.run(before(), timeout=60)
-        time.sleep(5.5)  # past the 5 s turn clock, with no gateway holding the table
+        token, table_id = loop_thread.run(before(), timeout=60)
+
+        async def passed_by_nobody_holding_it() -> None:
+            """Past the 5 s turn clock, with no gateway holding the table: the survivor has
+            committed the clock's pass (read in the store, not waited for by the clock)."""
+            store = RedisTableStore.from_url(replica_env["LEXIO_REDIS_URL"])
+            try:
+                for _ in range(300):
+                    record = await store.get_table(table_id)
+                    if record is not None and record.seq >= 1:
+                        return
+                    await asyncio.sleep(0.05)
+                raise AssertionError(f"no pass committed after 15 s: {record}")
+            finally:
+                await store.close()
+
+        loop_thread.run(passed_by_nobody_holding_it(), timeout=30)
 
         async def after() -> None:
             async with GatewayClient.connect(survivor.url, token=token) as bruno:
@@ -318,6 +352,7 @@ def test_a_rematch_is_offered_once_to_every_seat_whatever_its_replica(
     async def scenario() -> None:
         async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
             await play_to_the_end([ana, bruno], bot(10))
+            finished = ana.table["table_id"]
             seated = await ana.rematch()
             offer = await bruno.wait_for(lambda f: f["type"] == "rematch", timeout=10, since=0)
             assert offer == {
@@ -326,7 +361,22 @@ def test_a_rematch_is_offered_once_to_every_seat_whatever_its_replica(
                 "table_id": seated["table_id"],
                 "host": "Ana",
             }
-            await asyncio.sleep(0.5)  # a second offer would have come by now
+            # Seated at the rematch, Ana left the finished table: her replica said so on its
+            # channel after the rematch's commit, and Bruno's replica handles that channel's
+            # notices one at a time, in order. Once he is told she left, the commit's notice
+            # (and whatever could repeat it) was handled to its end.
+            offered_at = next(i for i, f in enumerate(bruno.frames) if f is offer)
+            await _seen(
+                bruno,
+                lambda f: (
+                    f["type"] == "table"
+                    and f["table_id"] == finished
+                    and not f["seats"][0]["connected"]
+                ),
+                "table frame of the finished table with Ana gone",
+                since=offered_at,
+            )
+            await ana.sync()  # and anything her replica sent her has come
             assert [f for f in bruno.frames if f["type"] == "rematch"] == [offer]
             assert [f for f in ana.frames if f["type"] == "rematch"] == []
             joined = await bruno.join(str(offer["code"]), "Bruno")
@@ -414,6 +464,31 @@ def test_a_resume_while_an_action_waits_on_the_engine_cannot_slip_a_stale_move_i
                 return await real_act(*args, **kwargs)
 
             monkeypatch.setattr(adapter, "act", act_after_a_while)
+            # Where the resume gets to before the engine answers: it queues for the table's
+            # lock (held by the waiting pass), or, were it allowed to, it reads the table
+            # without it. Either way no more of it runs until the pass is decided. The resume
+            # is the task that looks the table's room up (nothing else does meanwhile).
+            resume_parked = asyncio.Event()
+            resume: list[asyncio.Task[Any] | None] = [None]
+            real_room, real_acquire, real_refresh = first.hub.room, here.lock.acquire, here.refresh
+
+            async def room_for_the_resume(table_id: str) -> Any:
+                resume[0] = asyncio.current_task()
+                return await real_room(table_id)
+
+            async def acquire() -> bool:
+                if asyncio.current_task() is resume[0]:
+                    resume_parked.set()  # queued before the test runs again: no yield between
+                return await real_acquire()
+
+            async def refresh() -> None:
+                await real_refresh()
+                if asyncio.current_task() is resume[0]:
+                    resume_parked.set()
+
+            monkeypatch.setattr(first.hub, "room", room_for_the_resume)
+            monkeypatch.setattr(here.lock, "acquire", acquire)
+            monkeypatch.setattr(here, "refresh", refresh)
             seat = SeatToken(table_id, ana.player, "Ana")
             waiting = asyncio.create_task(
                 here.act(SocketRecorder(seat), "ana-here", {"pass_turn": {}})  # type: ignore[arg-type]
@@ -426,7 +501,10 @@ def test_a_resume_while_an_action_waits_on_the_engine_cannot_slip_a_stale_move_i
                 tab = GatewayClient(session, first.url, None)
                 tab.token, tab.seq = bruno.token, bruno.seq
                 resuming = asyncio.create_task(tab.open())
-                await asyncio.sleep(0.3)  # the resume has read the table by now, if it may
+                await eventually(
+                    resume_parked.is_set,
+                    "the resume queued for the table's lock, or done reading the table",
+                )
                 engine_may_answer.set()
                 outcome = await waiting
                 await resuming

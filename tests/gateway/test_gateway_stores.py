@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
+import functools
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lexio_testing import LoopThread, RedisServer, eventually
@@ -95,6 +97,31 @@ def test_redis_compares_the_commit_that_wrote_a_version_too(
     loop_thread.run(scenario())
 
 
+def _watch_checkpoints(monkeypatch: pytest.MonkeyPatch, path: Path) -> list[tuple[int, int, int]]:
+    """What every ``PRAGMA wal_checkpoint`` run on the database at ``path`` answered, in the
+    order they ended: (1 if it could not finish, frames in the log, frames copied into the
+    database). Connections to other files (another service's) are left alone."""
+    answers: list[tuple[int, int, int]] = []
+    connect = sqlite3.connect
+
+    class Watched(sqlite3.Connection):
+        def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+            cursor = super().execute(sql, parameters)
+            if sql.startswith("PRAGMA wal_checkpoint"):
+                busy, frames, copied = cursor.fetchone()  # its one row, which nobody reads
+                answers.append((busy, frames, copied))
+            return cursor
+
+    def watched_connect(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        if Path(database) == path:
+            kwargs["factory"] = Watched
+        connection: sqlite3.Connection = connect(database, *args, **kwargs)
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", watched_connect)
+    return answers
+
+
 def test_the_sqlite_log_is_copied_off_the_event_loop_and_stays_bounded(
     loop_thread: LoopThread, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -106,8 +133,17 @@ def test_the_sqlite_log_is_copied_off_the_event_loop_and_stays_bounded(
     monkeypatch.setattr(store_module, "CHECKPOINT_SECONDS", 0.05)
     path = tmp_path / "gateway.sqlite3"
     wal = Path(f"{path}-wal")
+    checkpoints = _watch_checkpoints(monkeypatch, path)
     store = SqliteTableStore(path)
     record = TableRecord("t1", "lexio", "ABCDE-FGHIJ", TableStatus.STARTED, version=0, state=b"")
+
+    def whole_log_copied_after(ended: int) -> bool:
+        """Whether a checkpoint begun after the first ``ended`` had ended copied the whole log.
+        The checkpointer runs one at a time: the next to end may have begun before, not the
+        ones after it."""
+        return any(
+            busy == 0 and copied == frames for busy, frames, copied in checkpoints[ended + 1 :]
+        )
 
     async def scenario() -> list[int]:
         await store.create_table(record)
@@ -117,7 +153,12 @@ def test_the_sqlite_log_is_copied_off_the_event_loop_and_stays_bounded(
             await store.save_table(before, version - 1, [StoredEvent(version, {"kind": "pass"})])
             if version % 1000 == 0:
                 sizes.append(wal.stat().st_size)
-                await asyncio.sleep(0.3)  # the checkpointer's turn
+                # The checkpointer's turn. Once it has copied the whole log, the next commit
+                # writes the log from its start again.
+                await eventually(
+                    functools.partial(whole_log_copied_after, len(checkpoints)),
+                    f"a checkpoint begun after commit {version} that copied the whole log",
+                )
         return sizes
 
     assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0

@@ -311,6 +311,14 @@ class GatewayClient:
                 return frame
         return await asyncio.wait_for(self._expect(predicate), timeout)
 
+    async def sync(self, timeout: float = 10.0) -> None:
+        """A round trip (``ping``, ``pong``): once it returns, every frame the gateway had
+        sent this connection before it read the ping has arrived, since one connection's frames
+        keep their order. What a test waits on to say that nothing else came."""
+        seen = self.received
+        await self.send({"type": "ping"})
+        await self.wait_for(lambda f: f["type"] == "pong", timeout, since=seen)
+
     async def send(self, frame: Frame) -> None:
         assert self._ws is not None
         await self._ws.send_str(json.dumps(frame))

@@ -239,7 +239,7 @@ class TableRoom:
                 self._view_of,
             )
         except (GameUnavailableError, StoreUnavailableError) as e:
-            retrying = self._catching_up is not None and not self._catching_up.done()
+            retrying = self.catching_up
             log.log(
                 logging.DEBUG if retrying else logging.INFO,
                 "catch-up postponed",
@@ -276,6 +276,12 @@ class TableRoom:
                     continue
                 except Exception:
                     log.exception("catch-up failed", extra={"table_id": self.table_id})
+
+    @property
+    def catching_up(self) -> bool:
+        """Whether the room is still trying to catch seats left behind up (its engine or its
+        store away): until it stops, those seats may still be sent what they missed."""
+        return self._catching_up is not None and not self._catching_up.done()
 
     def stop_catching_up(self) -> None:
         if self._catching_up is not None:

@@ -64,6 +64,11 @@ class RoomClock:
             lambda: self._services.lifecycle.spawn(self._fire(version)),
         )
 
+    @property
+    def scheduled(self) -> bool:
+        """Whether a firing is due (a timer is set): what a replica at rest has none of."""
+        return self._timer is not None
+
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
