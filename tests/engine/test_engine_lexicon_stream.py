@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import AsyncIterator, Coroutine, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, Protocol, TypeVar
 
 import grpc
@@ -130,13 +131,14 @@ def test_a_lexicon_that_goes_away_is_unavailable_then_a_new_stream_serves(
                 failed = str(e)
             second, _ = await start(_config(port), metrics=LexiconMetrics(CollectorRegistry()))
             try:
-                after: list[str] = []
-                for _ in range(50):  # the channel reconnects with its own backoff
-                    try:
-                        after = await client.unknown(["MAISON", "XXQ"])
-                        break
-                    except LexiconUnavailableError:
-                        await asyncio.sleep(0.1)
+                # The channel reconnects with its own backoff: once it is connected again, the
+                # first question is answered, on a new stream.
+                try:
+                    await asyncio.wait_for(channel.channel_ready(), 10)
+                except TimeoutError:
+                    state = channel.get_state()
+                    raise AssertionError(f"the channel is {state} 10 s after the restart") from None
+                after = await client.unknown(["MAISON", "XXQ"])
             finally:
                 await second.stop(0)
             return before, failed, after
@@ -219,6 +221,26 @@ def test_an_answer_that_never_comes_is_a_deadline_and_changes_nothing_else(
     assert loop_thread.run(scenario()) == "DEADLINE_EXCEEDED"
 
 
+QUESTIONS = 16
+"""Questions answered, at least, before a lexicon's rolling update and again after it (two
+per asker): enough that the update falls among questions in flight."""
+
+
+def _lookups(registry: CollectorRegistry) -> float:
+    """The questions a lexicon (the one with this ``registry``) answered from the fr list."""
+    labels = {"outcome": "ok", "lexicon": "fr"}
+    return registry.get_sample_value("lexio_lexicon_lookup_seconds_count", labels) or 0.0
+
+
+async def _until(condition: Callable[[], bool], what: Callable[[], str], timeout: float) -> None:
+    """Until ``condition()``; past ``timeout``, fail with ``what()``: what was seen."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not so after {timeout} s: {what()}")
+        await asyncio.sleep(0.01)
+
+
 def test_a_rolling_update_of_the_lexicon_loses_no_question(loop_thread: LoopThread) -> None:
     """The lexicon the engine's stream is on shuts down (SIGTERM's path: RunningServer.stop)
     while another already listens on the same address (SO_REUSEPORT, as a Service's new pod):
@@ -244,15 +266,29 @@ def test_a_rolling_update_of_the_lexicon_loses_no_question(loop_thread: LoopThre
                 await asyncio.sleep(0.002)
 
         new: RunningServer | None = None
+        new_metrics = CollectorRegistry()
         done = asyncio.Event()
         try:
             await client.unknown(["CHAT"])  # the stream is open, on the old server
-            new, _ = await start(_config(port), metrics=LexiconMetrics(CollectorRegistry()))
+            new, _ = await start(_config(port), metrics=LexiconMetrics(new_metrics))
             askers = [asyncio.create_task(ask_continuously(done)) for _ in range(8)]
-            await asyncio.sleep(0.3)
+            # Questions answered before the update (by the old one: the stream is on it).
+            await _until(
+                lambda: answered >= QUESTIONS,
+                lambda: f"{answered} answered, failures: {failures}",
+                timeout=10,
+            )
             before = answered
             await old.stop(3.0)
-            await asyncio.sleep(0.5)
+            # And after it: on a new stream, by the new one.
+            await _until(
+                lambda: _lookups(new_metrics) >= QUESTIONS and answered >= before + QUESTIONS,
+                lambda: (
+                    f"the new one answered {_lookups(new_metrics)}, {answered - before} "
+                    f"answered since the stop began, failures: {failures}"
+                ),
+                timeout=10,
+            )
             done.set()
             await asyncio.gather(*askers)
             return before, answered, failures

@@ -5,7 +5,6 @@ Nothing outside the game's own folders and the per-tier lists was touched to get
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,7 +76,8 @@ def test_two_players_play_noughts_to_a_win_through_the_real_services(
                 with pytest.raises(ServerError) as refused:
                     await ana.act(_mark(1, 1))  # O's cell
                 assert refused.value.code == "occupied"
-                await asyncio.sleep(0.2)
+                # Ana's refusal was hers alone: nothing of it reached Bruno.
+                await bruno.sync()  # a ping's round trip: all sent him before it has come
                 assert not [f for f in bruno.frames[frames_before:] if f["type"] == "refused"]
                 ack = await ana.act(_mark(0, 2))
                 for client in (ana, bruno):
@@ -87,6 +87,8 @@ def test_two_players_play_noughts_to_a_win_through_the_real_services(
                     assert ending["line"] == [{"row": 0, "col": c} for c in range(3)]
                     assert client.view["board"][:3] == ["X", "X", "X"]
                 assert ana.log == bruno.log and len(ana.log) == ack["seq"]
+                # Nor later: the frames about the next move came after anything about it.
+                assert not [f for f in bruno.frames if f["type"] == "refused"]
 
                 # The finished table closes in the lobby (its code is no longer an invitation).
                 await until_closed_in_the_lobby(bruno, code)

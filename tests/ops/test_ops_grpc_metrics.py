@@ -5,6 +5,7 @@ every kind of RPC, every way a handler can end, and the health/readiness wiring 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -44,9 +45,12 @@ async def _unary_set_code(request: bytes, context: grpc.aio.ServicerContext) -> 
     return b""
 
 
-async def _unary_slow(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-    await asyncio.sleep(5)
-    return request
+async def _unary_hangs(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+    """Never answers by itself: it waits on an event that nothing sets, so only the server's
+    cancellation (at the caller's deadline) ends it, and the call is counted as the server saw
+    it end. A long sleep here ended it too, but only by outlasting the test's wait."""
+    await asyncio.Event().wait()
+    raise AssertionError("unreachable: nothing sets the event")
 
 
 async def _stream_gen(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
@@ -98,7 +102,7 @@ def _handlers() -> grpc.GenericRpcHandler:
             "Abort": uu(_unary_abort),
             "Crash": uu(_unary_crash),
             "SetCode": uu(_unary_set_code),
-            "Slow": uu(_unary_slow),
+            "Slow": uu(_unary_hangs),
             "Gen": us(_stream_gen),
             "Write": us(_stream_write),
             "Forever": us(_stream_forever),
@@ -122,6 +126,19 @@ def _handled(registry: CollectorRegistry, grpc_type: str, method: str, code: str
         grpc_method=method,
         grpc_code=code,
     )
+
+
+async def _until(
+    seen: Callable[[], object], wanted: object, what: str, timeout: float = 5.0
+) -> None:
+    """Until ``seen()`` is ``wanted``; past ``timeout``, fail saying what it still was. The
+    server counts a call in its handler's ``finally``, which may run just after the client
+    has the last message: the counts are waited for, not read at once."""
+    deadline = time.monotonic() + timeout
+    while (now := seen()) != wanted:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: wanted {wanted!r}, still {now!r} after {timeout} s")
+        await asyncio.sleep(0.01)
 
 
 async def _with_server(
@@ -195,7 +212,13 @@ def test_streaming_calls_of_every_kind() -> None:
         assert await collect(chunks()) == b"abc"
         bidi = channel.stream_stream(f"/{SERVICE}/Bidi", _identity, _identity)
         assert [r async for r in bidi(chunks())] == [b"a", b"b", b"c"]
-        await asyncio.sleep(0.05)  # the server's finally runs just after the last message
+        kinds = (("server_stream", "Gen"), ("server_stream", "Write"),
+                 ("client_stream", "Collect"), ("bidi_stream", "Bidi"))  # fmt: skip
+        await _until(
+            lambda: [_handled(registry, kind, method, "OK") for kind, method in kinds],
+            [1.0] * len(kinds),
+            f"{kinds} handled, OK",
+        )
         assert _handled(registry, "server_stream", "Gen", "OK") == 1
         assert _handled(registry, "server_stream", "Write", "OK") == 1
         assert _handled(registry, "client_stream", "Collect", "OK") == 1
@@ -213,12 +236,15 @@ def test_cancelled_and_timed_out_calls_are_counted() -> None:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await _call(channel, "Slow")(b"", timeout=0.1)
         assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-        for _ in range(100):
-            if _handled(registry, "unary", "Slow", "Canceled") + _handled(
-                registry, "unary", "Slow", "DeadlineExceeded"
-            ):
-                break
-            await asyncio.sleep(0.02)
+        await _until(
+            lambda: (
+                _handled(registry, "server_stream", "Forever", "Canceled"),
+                _handled(registry, "unary", "Slow", "Canceled")
+                + _handled(registry, "unary", "Slow", "DeadlineExceeded"),
+            ),
+            (1.0, 1.0),
+            "Forever handled as Canceled, Slow as Canceled or DeadlineExceeded",
+        )
         assert _handled(registry, "server_stream", "Forever", "Canceled") == 1
         # The server sees a call abandoned at its deadline as cancelled, or as timed out.
         assert (

@@ -20,10 +20,11 @@ import aiohttp
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from lexio_stack import GRPC_SERVICES, Stack, http_status
+from lexio_stack import GRPC_SERVICES, Service, Stack, http_status
 from lexio_testing import LoopThread
 from ops_game import bot, play_turns, started_table, to_play
 from ops_proxy import DelayProxy
+from prometheus_client.parser import text_string_to_metric_families
 
 from lexio_client import GatewayClient
 
@@ -44,6 +45,33 @@ def _index(frames: list[dict[str, object]], wanted: dict[str, object]) -> int:
         if all(frame.get(k) == v for k, v in wanted.items()):
             return i
     raise AssertionError(f"no frame like {wanted}")
+
+
+async def _acts_answered(session: aiohttp.ClientSession, engine: Service) -> float:
+    """The Act calls ``engine`` has answered so far (every game, every code): its /metrics,
+    where each question of an ActStream counts as the Act it stands for."""
+    async with session.get(engine.metrics_url) as reply:
+        text = await reply.text()
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "grpc_server_handled_total" and sample.labels["grpc_method"] == "Act"
+    )
+
+
+async def _until_acts_answered(
+    session: aiohttp.ClientSession, engine: Service, wanted: float, timeout: float = 10.0
+) -> None:
+    deadline = time.monotonic() + timeout
+    while (answered := await _acts_answered(session, engine)) < wanted:
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"the engine answered {answered} Act calls after {timeout} s, not {wanted}:\n"
+                f"{engine.log()}"
+            )
+        await asyncio.sleep(0.01)
+    assert answered == wanted, f"the engine answered {answered} Act calls, not {wanted}"
 
 
 def test_gateway_sigterm_mid_turn_finishes_the_turn_then_sends_clients_away(
@@ -70,9 +98,16 @@ def test_gateway_sigterm_mid_turn_finishes_the_turn_then_sends_clients_away(
             await play_turns(clients, bot(3), 2)
             mover = to_play(clients)
             seq = mover.seq
-            proxy.delay = 0.5  # the engine's answer to the next action takes 0.5 s
-            await mover.send({"type": "act", "id": "inflight", "action": {"pass_turn": {}}})
-            await asyncio.sleep(0.2)  # the gateway has it and waits for the engine
+            async with aiohttp.ClientSession() as scraper:
+                answered = await _acts_answered(scraper, stack["engine"])
+                proxy.delay = 0.5  # the engine's answer to the next action takes 0.5 s
+                await mover.send({"type": "act", "id": "inflight", "action": {"pass_turn": {}}})
+                # The gateway has it and waits for the engine: the engine has answered (its
+                # metrics say so), and the proxy holds that answer back for 0.5 s.
+                await _until_acts_answered(scraper, stack["engine"], answered + 1)
+            # Still in flight as SIGTERM comes (else this test would not test a turn in flight).
+            early = [f for f in mover.frames if f.get("id") == "inflight"]
+            assert not early, f"the answer came before SIGTERM: {early}"
             return mover, seq
 
         mover, seq = loop.run(before(), timeout=60)
