@@ -37,10 +37,12 @@ from web_kit import (
     font_sizes,
     line_is_cut,
     mishqaq_table,
+    move_drawn,
+    page_time_passes,
     pan_into_sight,
     press,
     rack_keys,
-    settle,
+    still,
     switch_language,
 )
 from web_mishqaq import (
@@ -173,7 +175,8 @@ def test_d6_partner_letters_and_labels_are_legible_and_the_end_board_keeps_its_s
         for device, player in (("desktop", ana), ("phone", bruno))
     }
     end_by_resignation(bruno, ana)
-    settle(0.5)
+    for player in (ana, bruno):
+        still(player)  # the end screen drawn (in the view that ended the game) and at rest
     after = {
         device: cell_size(player, MISHQAQ["cell"])
         for device, player in (("desktop", ana), ("phone", bruno))
@@ -212,6 +215,7 @@ def test_d2_the_focus_stays_on_the_page_after_resuming(
         ("phone", bruno, "tap"),
     ):
         player.page.locator(f"{MISHQAQ['pause']}:enabled").wait_for()
+        before = player.js("window.lexio.log.length")
         press(player, MISHQAQ["pause"])
         player.page.locator(MISHQAQ["resume"]).wait_for()
         if way == "keyboard":
@@ -222,7 +226,15 @@ def test_d2_the_focus_stays_on_the_page_after_resuming(
                 assert_no_axe_violations(player, f"al-Mishqaq, own meaning pause ({device})")
             press(player, MISHQAQ["resume"])
         player.page.locator(MISHQAQ["pause_panel"]).wait_for(state="hidden")
-        settle(0.5)
+        # All the page does for the resume is done: its reply handled (no action in flight:
+        # Valider not busy), the pause and the resume in its log, the view after them drawn
+        # (the panel went with it), and the page at rest. The focus is read then.
+        player.wait_log(before + 2)
+        player.wait_js(
+            "window.lexio.log.at(-1).kind === 'resume'"
+            f" && !document.querySelector('{MISHQAQ['validate']}').classList.contains('busy')"
+        )
+        still(player)
         lost[f"{device} by {way}"] = focused(player)
     fell = [how for how, where in lost.items() if where is None]
     assert not fell, f"the focus fell to <body> after resuming ({fell}); focus: {lost}"
@@ -231,6 +243,11 @@ def test_d2_the_focus_stays_on_the_page_after_resuming(
 # D8 -------------------------------------------------------------------------------------------
 
 RESIGNED = {"fr": "{name} a abandonné.", "ar": "{name}: استسلام."}
+END_SAID = {"fr": "Partie terminée.", "ar": "انتهت المباراة."}  # the catalogs' say.end_title
+SAID_AFTER_MS = 1000
+"""How long each page's own time runs on after it said the end, its timers firing: a second
+announcement of the resignation, from anything the page does after the end, would be said
+in that time."""
 
 
 def test_d8_a_resignation_is_said_once(
@@ -240,13 +257,23 @@ def test_d8_a_resignation_is_said_once(
     end's cause). Bruno (ar, phone) resigns; both pages say it once, in all their live
     messages together."""
     gateway = gateway_for(gateway_factory, two_games_lobby)
-    ana, bruno = mishqaq_table(players, gateway, host=DESKTOP, guest=PHONE)
+    ana, bruno = mishqaq_table(
+        players, gateway, host={**DESKTOP, "clock": True}, guest={**PHONE, "clock": True}
+    )
     for player in (ana, bruno):
         player.listen()
     since = {id(ana): len(ana.heard()), id(bruno): len(bruno.heard())}
     end_by_resignation(bruno, ana)
-    ana.wait_heard("Partie terminée.", start=since[id(ana)])
-    settle(0.5)
+    for language, player in (("fr", ana), ("ar", bruno)):
+        # The end said: the announcement gathered from the drawing of the view that ended the
+        # game (the last frame the resignation brings), where the log's line would be said
+        # again. Then the page's time runs on, for anything it would say after that.
+        player.wait_heard(
+            END_SAID[language],
+            start=since[id(player)],
+            explain="JSON.stringify([window.lexio.view.ending, window.lexio.log.slice(-1)])",
+        )
+        page_time_passes(player, SAID_AFTER_MS)
     said = {}
     for language, player in (("fr", ana), ("ar", bruno)):
         phrase = RESIGNED[language].format(name=NAMES["ar"][1])
@@ -322,9 +349,13 @@ def test_a_refusal_does_not_move_the_board(
     place(bruno, tiles, "click")
     corners = [cell(bruno, 0, 0), cell(bruno, 21, 21)]
     before = [box_of(corner) for corner in corners]
+    bruno.js("window.__viewBefore = window.lexio.view")
     bruno.page.click(MISHQAQ["validate"])
     bruno.page.locator(f"{MISHQAQ['message']}.message-refusal").wait_for()
-    settle(0.3)
+    # The refusal spent a try of the reserve: the view that follows it (sent after the refusal)
+    # drawn too, then the page at rest: everything the refusal brings is on the screen.
+    bruno.wait_js("window.lexio.view !== window.__viewBefore")
+    still(bruno)
     after = [box_of(corner) for corner in corners]
     moved = [
         (name, was, now)
@@ -361,7 +392,7 @@ def test_on_a_phone_the_labels_of_the_cells_in_sight_stay_in_sight(
     missing = {}
     for row, col in ((0, 0), (21, 0), (0, 21), (21, 21)):
         pan_into_sight(bruno, cell(bruno, row, col), MISHQAQ["board_window"])
-        settle(0.2)
+        still(bruno)  # the pan drawn (the sticky labels placed in it) and over
         columns = bruno.page.evaluate(LABELS_IN_SIGHT, f"{MISHQAQ['board']} .col-label")
         rows = bruno.page.evaluate(LABELS_IN_SIGHT, f"{MISHQAQ['board']} .row-label")
         want = (chr(65 + col), str(row + 1))
@@ -401,7 +432,10 @@ def test_on_a_phone_the_opponents_move_is_brought_into_view(
     assert not far.evaluate(IN_SIGHT), "the Latin red square was already in sight"
     entry = play_turn(ana, bruno, {"latin": bot("fr", 1)}, "click")
     assert entry["kind"] == "place", entry
-    settle(0.8)
+    # The view after Ana's move drawn on the phone (the pan to it is part of that drawing),
+    # then the pan over.
+    move_drawn(bruno, MISHQAQ["board"], [(t["row"], t["col"]) for t in entry["tiles"]])
+    still(bruno)
     hidden = [
         (t["row"], t["col"])
         for t in entry["tiles"]
@@ -429,12 +463,16 @@ def test_d5_the_home_page_speaks_of_the_game_chosen_or_invited_to(
     ana.wait_screen("home")
     ana.page.locator("#home-games").wait_for()
     ana.page.check("#home-game-mishqaq")
+    # The options are shown by the drawing that also names the game chosen (home.render):
+    # then the page at rest.
     ana.page.locator("#home-mq-options").wait_for()
-    settle(0.2)
+    still(ana)
     said = {"host choosing al-Mishqaq": ana.text("#screen-home")}
     code = create_table(ana, NAMES["fr"][0])
+    # The invitation is shown (open_invitation waits for it) by the drawing that speaks of the
+    # game it opens, after the lookup's answer: then the page at rest.
     bruno = open_invitation(players, gateway.url, code, LOCALES["fr"], **DESKTOP)
-    settle(0.2)
+    still(bruno)
     said["invitee by the link"] = bruno.text("#screen-home")
     carla = players(gateway.url + "/", **DESKTOP)
     carla.wait_screen("home")
@@ -442,7 +480,7 @@ def test_d5_the_home_page_speaks_of_the_game_chosen_or_invited_to(
     carla.page.locator("#home-code").press_sequentially(code)
     carla.page.keyboard.press("Tab")
     carla.page.locator("#home-invitation .invitation-title").wait_for()
-    settle(0.2)
+    still(carla)  # as for the link: the invitation is drawn with the game's words
     said["invitee typing the code"] = carla.text("#screen-home")
     wrong = {
         who: [phrase for phrase in LEXIO_ONLY if phrase in text]

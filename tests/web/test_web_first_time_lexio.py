@@ -26,7 +26,7 @@ from web_kit import (
     lexio_table,
     line_is_cut,
     rack_keys,
-    settle,
+    still,
     switch_language,
 )
 from web_pages import Player
@@ -110,9 +110,13 @@ def test_d7_after_a_refusal_on_a_phone_valider_is_still_in_sight(
     validate = bruno.page.locator(LEXIO["validate"])
     validate.evaluate("(node) => node.scrollIntoView({block: 'nearest'})")
     assert bruno.fully_in_view(LEXIO["validate"])
+    bruno.js("window.__viewBefore = window.lexio.view")
     validate.tap()
     bruno.page.locator(f"{LEXIO['message']}.message-refusal").wait_for()
-    settle(0.3)
+    # The refusal spent a try of the reserve: the view that follows it (sent after the refusal)
+    # drawn too, then the page at rest: everything the refusal brings is on the screen.
+    bruno.wait_js("window.lexio.view !== window.__viewBefore")
+    still(bruno)
     box = validate.bounding_box()
     assert bruno.fully_in_view(LEXIO["validate"]), f"Valider after the refusal: {box} on 360×740"
     assert_no_axe_violations(bruno, "Lexio, a refusal (fr, phone)")

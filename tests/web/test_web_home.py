@@ -182,10 +182,13 @@ def chain(loop_thread: LoopThread, tmp_path: Path) -> Iterator[Chain]:
 
 
 def wait_for_lexio(loop_thread: LoopThread, gateway: Any, available: bool) -> None:
-    """Until the gateway (what its next welcome will say) sees Lexio as ``available``."""
+    """Until the gateway (what its next welcome will say) sees Lexio as ``available``: its
+    answer polled (the lobby's, which the gateway keeps for 2 s)."""
     deadline = time.monotonic() + 20
-    while loop_thread.run(gateway.hub.available_games()).get("lexio") is not available:
-        assert time.monotonic() < deadline, f"Lexio never became available={available}"
+    while (games := loop_thread.run(gateway.hub.available_games())).get("lexio") is not available:
+        assert time.monotonic() < deadline, (
+            f"Lexio never became available={available} in 20 s: the gateway still sees {games}"
+        )
         time.sleep(0.2)
 
 

@@ -25,8 +25,9 @@ from web_kit import (
     PHONE,
     lexio_table,
     mishqaq_table,
+    move_drawn,
     pan_into_sight,
-    settle,
+    still,
 )
 from web_mishqaq import bot, cell, mishqaq_gateway, place, play_turn, side
 from web_pages import Player
@@ -230,7 +231,10 @@ def test_mishqaq_the_other_players_move_is_brought_into_view_on_a_phone_only(
     assert unseen([cell(bruno, 10, 1)]), "the Latin red square was already in sight"
     entry = play_turn(ana, bruno, BOTS, "click")
     assert entry["kind"] == "place", entry
-    settle(0.8)
+    # The view after Ana's move drawn on the phone (the pan to it is part of that drawing),
+    # then the pan over.
+    move_drawn(bruno, MISHQAQ["board"], [(t["row"], t["col"]) for t in entry["tiles"]])
+    still(bruno)
     tiles = [cell(bruno, t["row"], t["col"]) for t in entry["tiles"]]
     hidden = [entry["tiles"][i] for i in unseen(tiles)]
     assert not hidden, f"the other player's tiles not in sight on the phone: {hidden}"
@@ -239,12 +243,17 @@ def test_mishqaq_the_other_players_move_is_brought_into_view_on_a_phone_only(
     action = BOTS["arabic"].choose(bruno.view())
     assert action is not None
     place(bruno, action["place"]["tiles"], "tap")
-    settle(0.3)
+    for player in (ana, bruno):
+        still(player)  # the taps' scrolling into view is over: the positions to keep
     desktop_before, phone_before = scrolls(ana, wrap), scrolls(bruno, wrap)
     bruno.page.tap(MISHQAQ["validate"])
+    own = [(t["row"], t["col"]) for t in action["place"]["tiles"]]
     for player in (ana, bruno):
         player.wait_log(4)
-    settle(0.8)
+        # The view after Bruno's move drawn on both pages: a scroll for it would have been made
+        # in that drawing (and a pan, or a smooth scroll, still under way is waited out).
+        move_drawn(player, MISHQAQ["board"], own)
+        still(player)
     assert scrolls(bruno, wrap) == phone_before, "the phone scrolled for its player's own move"
     assert scrolls(ana, wrap) == desktop_before, "the desktop scrolled for the other's move"
 
@@ -260,7 +269,7 @@ def test_lexio_the_other_players_move_is_brought_into_view_on_a_phone_only(
     ana, bruno = lexio_table(players, gateway, host=DESKTOP, guest=PHONE, language=("fr", "ar"))
     wrap = "#screen-game .board-wrap"
     bruno.js("window.scrollTo(0, document.documentElement.scrollHeight)")
-    settle(0.3)
+    still(bruno)
     view = ana.view()
     move = legal_move(view["board"], view["rack"], 1)
     assert unseen([bruno.cell(t.row, t.col) for t in move.tiles]), "the move was in sight already"
@@ -269,7 +278,10 @@ def test_lexio_the_other_players_move_is_brought_into_view_on_a_phone_only(
     ana.page.click(LEXIO["validate"])
     for player in (ana, bruno):
         player.wait_log(1)
-    settle(0.8)
+        # The view after Ana's move drawn (Bruno's page brings it into view in that drawing),
+        # then the page at rest.
+        move_drawn(player, LEXIO["board"], [(t.row, t.col) for t in move.tiles])
+        still(player)
     hidden = [t for t in move.tiles if unseen([bruno.cell(t.row, t.col)])]
     assert not hidden, f"the other player's tiles not in sight on the phone: {hidden}"
     assert scrolls(ana, wrap) == desktop_before, "the desktop scrolled for its player's own move"
@@ -284,11 +296,14 @@ def test_lexio_the_other_players_move_is_brought_into_view_on_a_phone_only(
     bruno.page.locator(LEXIO["pending"]).nth(len(answer.tiles) - 1).wait_for()
     validate = bruno.page.locator(LEXIO["validate"])
     validate.evaluate("(node) => node.scrollIntoView({block: 'nearest'})")
-    settle(0.3)
+    for player in (ana, bruno):
+        still(player)  # the taps' and Valider's scrolling into view over: the positions to keep
     desktop_before, phone_before = scrolls(ana, wrap), scrolls(bruno, wrap)
     validate.tap()
     for player in (ana, bruno):
         player.wait_log(2)
-    settle(0.8)
+        # The view after Bruno's move drawn on both pages (a scroll for it would be made there).
+        move_drawn(player, LEXIO["board"], [(t.row, t.col) for t in answer.tiles])
+        still(player)
     assert scrolls(bruno, wrap) == phone_before, "the phone scrolled for its player's own move"
     assert scrolls(ana, wrap) == desktop_before, "the desktop scrolled for the other's move"

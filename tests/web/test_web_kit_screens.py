@@ -11,14 +11,25 @@ The board's keys and the other player's move brought into view: test_web_kit_key
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import web_browser
 from lexio_testing import GatewayFactory
 from web_browser import PlayerFactory
-from web_kit import DESKTOP, LOCALES, NAMES, cell_size, lexio_table, mishqaq_table, settle
+from web_kit import (
+    DESKTOP,
+    LOCALES,
+    NAMES,
+    cell_size,
+    lexio_table,
+    mishqaq_table,
+    page_time_passes,
+    still,
+)
 from web_mishqaq import (
     bot,
+    clock_text,
     create_table,
     join,
     mishqaq_gateway,
@@ -43,6 +54,22 @@ OTHER_LAST_MINUTE = {
     "ar": "بقيت أقل من دقيقة في ساعة ",
 }
 SECONDS_LEFT = {"fr": "Il reste ", "ar": "بقيت "}
+# How far a page's own time (players(clock=True)) is moved on, its ticks (four a second) and
+# the gathering of what it says firing: what "once" rules out would be said in that time.
+NOT_AGAIN_MS = 2000
+"""After a warning, on the page that gave it: eight ticks of the clock still running."""
+NOT_YET_MS = 1500
+"""On a page that must not give a warning: six ticks, across the instant another page gave it
+(both count the same clock from the same view)."""
+HER_TURN_ON_MS = 1000
+"""Lexio: Ana's turn on Bruno's page while she places her tiles, until she plays."""
+CLOCKED = {**DESKTOP, "clock": True}
+
+
+def clock_card(of_side: str) -> str:
+    """al-Mishqaq's clock of ``of_side`` (``.running`` while it runs, ``.urgent`` in its last
+    minute)."""
+    return f'#mq-clocks .mq-clock[data-side="{of_side}"]'
 
 
 def count_heard(heard: Player | list[dict[str, Any]], text: str, start: int = 0) -> int:
@@ -68,23 +95,32 @@ def test_mishqaq_the_other_sides_last_minute_is_said_once_per_game(
         seed=11,  # the Latin side opens
         mishqaq_settings={"bank_minute_seconds": 3.1},
     )
-    ana = players(gateway.url + "/", locale=LOCALES["fr"], **DESKTOP)
+    ana = players(gateway.url + "/", locale=LOCALES["fr"], **CLOCKED)
     code = create_table(ana, "Ana", side="latin", latin_minutes=20, arabic_minutes=20)
-    bruno = open_invitation(players, gateway.url, code, LOCALES["ar"], **DESKTOP)
+    bruno = open_invitation(players, gateway.url, code, LOCALES["ar"], **CLOCKED)
     join(bruno, NAMES["ar"][1])
     for player in (ana, bruno):
         player.listen()
     start(ana, bruno)
     assert side(ana) == "latin" and ana.js("window.lexio.view.turn") == "latin"
     bruno.wait_heard(OTHER_LAST_MINUTE["ar"] + "Ana", timeout=8)
-    settle(1.5)
+    # Ana's page counts her clock into its last minute too (a warning of it as another's
+    # would be said there), and says what it has to say.
+    page_time_passes(ana, NOT_YET_MS)
+    assert ana.page.locator(f"{clock_card('latin')}.running.urgent").count() == 1, (
+        f"Ana's own clock not in its last minute on her page: {clock_text(ana, 'latin')}"
+    )
     assert count_heard(ana, OTHER_LAST_MINUTE["fr"]) == 0, "Ana was told of her own clock"
 
     bots = {"latin": bot("fr", 1), "arabic": bot("ar", 2)}
     play_turn(ana, bruno, bots, "click")
     ana.wait_heard(OTHER_LAST_MINUTE["fr"] + NAMES["ar"][1], timeout=8)
     play_turn(bruno, ana, bots, "click")
-    settle(2.0)
+    # Ana's clock runs again, in its last minute, on Bruno's page: drawn from the view after
+    # his move, then ticking (where it would be said again); Ana's page, for Bruno's clock.
+    bruno.page.locator(f"{clock_card('latin')}.running.urgent").wait_for()
+    for player in (bruno, ana):
+        page_time_passes(player, NOT_AGAIN_MS)
     said = {
         "Bruno (ar)": count_heard(bruno, OTHER_LAST_MINUTE["ar"]),
         "Ana (fr)": count_heard(ana, OTHER_LAST_MINUTE["fr"]),
@@ -102,24 +138,30 @@ def test_lexio_the_other_players_last_10_seconds_are_said_once_per_turn(
     once that she has 10 s left, not again in that turn; Ana plays; on Bruno's turn Ana hears
     it of him, once."""
     gateway = gateway_factory(seed=5, turn_seconds=12.0)
-    ana, bruno = lexio_table(players, gateway, host=DESKTOP, guest=DESKTOP, language=("fr", "ar"))
+    ana, bruno = lexio_table(players, gateway, host=CLOCKED, guest=CLOCKED, language=("fr", "ar"))
     for player in (ana, bruno):
         player.listen()
     said = bruno.wait_heard(SECONDS_LEFT["ar"], timeout=8)
     assert "Ana" in said["text"], said
-    settle(1.5)
+    # Ana's turn ticks on, in its last 10 s, on Bruno's page (where it would be said again)
+    # and on Ana's own (where it would be said to her as another's).
+    page_time_passes(bruno, NOT_AGAIN_MS)
+    page_time_passes(ana, NOT_YET_MS)
+    assert ana.page.locator("#clock.urgent").count() == 1, (
+        f"Ana's turn not in its last 10 s on her page: {ana.text('#clock')}"
+    )
     assert count_heard(bruno, SECONDS_LEFT["ar"]) == 1, bruno.heard()
     assert count_heard(ana, SECONDS_LEFT["fr"]) == 0, "Ana was told of her own turn as another's"
 
     view = ana.view()
     ana.place_by_click(legal_move(view["board"], view["rack"], 1))
-    settle(1.0)
+    page_time_passes(bruno, HER_TURN_ON_MS)  # then what Bruno heard on her turn is all there
     waited = len(bruno.heard())  # what Bruno heard on Ana's turn, until she plays
     ana.page.click("#btn-validate")
     start = len(ana.heard())
     said = ana.wait_heard(SECONDS_LEFT["fr"], start=start, timeout=8)
     assert said["text"].startswith(f"Au tour de {NAMES['ar'][1]}."), said
-    settle(1.5)
+    page_time_passes(ana, NOT_AGAIN_MS)  # Bruno's turn ticks on, on Ana's page
     counts = {
         "Ana (fr), Bruno's turn": count_heard(ana, SECONDS_LEFT["fr"], start),
         "Bruno (ar), Ana's turn": count_heard(bruno.heard()[:waited], SECONDS_LEFT["ar"]),
@@ -207,6 +249,27 @@ def test_lexio_the_help_is_open_on_a_first_game_and_closed_after_one(
 
 
 ZOOM = {"+": "#mq-zoom-in", "−": "#mq-zoom-out"}
+ZOOM_LEVEL = "[...document.querySelector('#mq-board').classList].find((c) => /^zoom-/.test(c))"
+
+
+def zoom_level(player: Player) -> int:
+    """The board's zoom now: n of its class ``zoom-n``."""
+    level: str = player.js(ZOOM_LEVEL)
+    return int(level.removeprefix("zoom-"))
+
+
+def press_zoom(player: Player, button: str, timeout: float = 5.0) -> None:
+    """``button`` (+ or −) pressed, and the press handled: the board one size up or down
+    (its zoom class), drawn in it and at rest (the cursor's cell scrolled into sight)."""
+    want = zoom_level(player) + (1 if button == "+" else -1)
+    player.page.click(ZOOM[button])
+    deadline = time.monotonic() + timeout
+    while (level := zoom_level(player)) != want:
+        assert time.monotonic() < deadline, (
+            f"{button} pressed: the board's zoom is {level} after {timeout} s, not {want}"
+        )
+        time.sleep(0.05)
+    still(player)
 
 
 def enabled(player: Player, selector: str) -> bool:
@@ -232,8 +295,7 @@ def test_mishqaq_zoom_on_a_desktop_changes_the_cells_and_is_kept(
             if not enabled(ana, ZOOM[button]):
                 break
             before = cell_size(ana, board_cell)
-            ana.page.click(ZOOM[button])
-            settle(0.2)
+            press_zoom(ana, button)
             presses.append((button, ana.js(level), before, cell_size(ana, board_cell)))
     assert [p[0] for p in presses].count("−") == 2, f"three sizes, two steps down: {presses}"
     unchanged = [p for p in presses if abs(p[3] - p[2]) < 0.5]
@@ -241,12 +303,13 @@ def test_mishqaq_zoom_on_a_desktop_changes_the_cells_and_is_kept(
         f"presses that did not change the cell size (button, board classes, px before, after): "
         f"{unchanged}; all presses: {presses}"
     )
-    ana.page.click(ZOOM["+"])
-    settle(0.2)
+    press_zoom(ana, "+")
     chosen = (ana.js(level), cell_size(ana, board_cell))
     ana.page.reload()
     ana.wait_js("window.lexio.view !== null")
     ana.page.locator(board_cell).first.wait_for()
-    settle(0.3)
+    # The zoom kept is set as the page starts (before its first view); the board drawn with
+    # it, the page's fonts loaded (the cells' size follows the layout), and at rest.
+    still(ana)
     kept = (ana.js(level), cell_size(ana, board_cell))
     assert kept[0] == chosen[0] and abs(kept[1] - chosen[1]) < 0.5, (chosen, kept)

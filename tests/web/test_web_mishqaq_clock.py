@@ -90,6 +90,14 @@ def clocks(player: Player) -> tuple[str, str]:
     return clock_text(player, "latin"), clock_text(player, "arabic")
 
 
+def assert_clocks_stay_for(player: Player, milliseconds: int) -> None:
+    """Move the page's own time (``players(clock=True)``) on by ``milliseconds`` at once, its
+    timers firing as they would (four clock ticks a second): neither clock may change."""
+    stopped = clocks(player)
+    player.page.clock.run_for(milliseconds)
+    assert clocks(player) == stopped
+
+
 def tap_or_click(player: Player, selector: str, phone: bool) -> None:
     if phone:
         player.page.tap(selector)
@@ -103,9 +111,9 @@ def test_a_meaning_pause_then_passes_to_a_dead_position(
     gateway = mishqaq_gateway(gateway_factory, two_games_lobby, seed=5)  # Arabic opens
     # Ana, on a French phone, hosts and plays the Arabic side; Bruno, on an Arabic desktop,
     # plays the Latin side with the French list.
-    ana = players(gateway.url + "/", **PHONE)
+    ana = players(gateway.url + "/", **PHONE, clock=True)
     code = create_table(ana, "Ana", side="arabic", tap=True)
-    bruno = open_invitation(players, gateway.url, code, "ar-MA")
+    bruno = open_invitation(players, gateway.url, code, "ar-MA", clock=True)
     join(bruno, "Bruno")
     start(ana, bruno, tap=True)
     assert (side(ana), side(bruno)) == ("arabic", "latin")
@@ -144,11 +152,9 @@ def test_a_meaning_pause_then_passes_to_a_dead_position(
     assert said["region"] == "polite"
 
     # Both clocks stopped on both pages; nothing to play; only the caller may resume.
-    stopped = {player: clocks(player) for player in (ana, bruno)}
-    time.sleep(1.5)
     for player in (ana, bruno):
-        assert clocks(player) == stopped[player]
         assert player.page.locator("#mq-clocks .mq-clock.running").count() == 0
+        assert_clocks_stay_for(player, 1500)
     assert mover.page.locator("#mq-validate").is_disabled()
     assert mover.page.locator("#mq-pass").is_disabled()
     assert mover.page.locator("#mq-pause").is_disabled()

@@ -129,6 +129,7 @@ def players(browser: Browser) -> Iterator[PlayerFactory]:
         player = Player(context.new_page())
         opened.append(player)
         player.page.goto(url)
+        player.wait_ready()
         return player
 
     yield open_player

@@ -7,6 +7,7 @@ them, and then only this file changes."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -114,7 +115,7 @@ def switch_language(player: Player, language: str) -> None:
     if player.js("document.documentElement.lang") != language:
         player.page.select_option("#lang", language)
         player.wait_js(f"document.documentElement.lang === '{language}'")
-    settle(0.15)
+    still(player)
 
 
 def press(player: Player, selector: str) -> None:
@@ -125,7 +126,116 @@ def press(player: Player, selector: str) -> None:
         player.page.click(selector)
 
 
+# The page's frames ---------------------------------------------------------------------------
+
+FRAMES_FROM_NOW = """(count) => {
+  const mark = { drawn: 0 };
+  window.__framesDrawn = mark;
+  const tick = () => {
+    mark.drawn += 1;
+    if (mark.drawn < count) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def frames(player: Player, count: int = 1, timeout: float = 5.0) -> None:
+    """Until the page has drawn ``count`` animation frames from now: what it does each frame
+    (the input that came before it, a drag's pan near an edge, layout and paint) has happened
+    that many times. Counted by the page and looked at from here (a promise awaited in the
+    page would never settle where its clock is paused: this fails, saying so)."""
+    player.page.evaluate(FRAMES_FROM_NOW, count)
+    deadline = time.monotonic() + timeout
+    while (drawn := player.js("window.__framesDrawn.drawn")) < count:
+        assert time.monotonic() < deadline, (
+            f"the page drew {drawn} of {count} frames in {timeout} s (is its clock paused?)"
+        )
+        time.sleep(0.002)
+
+
+STILL = """() => {
+  const scrolled = [[scrollX, scrollY]];
+  for (const node of document.querySelectorAll("*")) {
+    if (node.scrollLeft || node.scrollTop) {
+      scrolled.push([node.id || node.className, node.scrollLeft, node.scrollTop]);
+    }
+  }
+  const running = document.getAnimations().filter((animation) =>
+    animation.playState === "running"
+    && animation.effect?.getComputedTiming().endTime !== Infinity);
+  return JSON.stringify({ fonts: document.fonts.status, animations: running.length, scrolled });
+}"""
+
+
+def still(player: Player, frames_still: int = 3, timeout: float = 5.0) -> None:
+    """Until the page is still: its fonts loaded, no animation under way, and nothing scrolled
+    (the page, the board's window) over ``frames_still`` frames in a row. What an action set
+    off on the page (drawn again, a pan, a fling) is over: what a measure, or the next
+    gesture, waits for."""
+    deadline = time.monotonic() + timeout
+    before: str | None = None
+    unchanged = 0
+    while True:
+        frames(player)
+        now = str(player.page.evaluate(STILL))
+        state = json.loads(now)
+        settled = state["fonts"] == "loaded" and state["animations"] == 0
+        unchanged = unchanged + 1 if settled and now == before else 0
+        if unchanged >= frames_still:
+            return
+        assert time.monotonic() < deadline, (
+            f"the page is not still after {timeout} s: {now} (a frame before: {before})"
+        )
+        before = now
+
+
+MOVE_NOT_DRAWN = """([board, cells]) => cells.flatMap(([row, col]) => {
+  const cell = document.querySelector(`${board} .cell[data-row="${row}"][data-col="${col}"]`);
+  if (cell && cell.querySelector(".last:not(.pending)")) return [];
+  return [[row, col, cell ? cell.innerHTML : "no such cell"]];
+})"""
+
+
+def move_drawn(
+    player: Player, board: str, cells: list[tuple[int, int]], timeout: float = 10.0
+) -> None:
+    """Until the page's ``board`` draws a tile of the last move on each of ``cells``: the view
+    that follows the move is drawn (the event frame only adds to the log; the view frame after
+    it draws the board, and whatever the page does for a move, in that same drawing). Fails
+    saying which cells are not, and what they hold."""
+    deadline = time.monotonic() + timeout
+    while missing := player.page.evaluate(MOVE_NOT_DRAWN, [board, cells]):
+        assert time.monotonic() < deadline, (
+            f"the move {cells} is not drawn as the last one on {board} after {timeout} s; "
+            f"(row, col, what the cell holds): {missing}"
+        )
+        time.sleep(0.05)
+
+
+def page_time_passes(player: Player, milliseconds: int) -> None:
+    """The page's own time (``players(clock=True)``) moved on by ``milliseconds`` at once, its
+    timers firing as they fall due (the clocks' ticks four times a second, the 120 ms
+    gathering of what the live regions say): what the page would do, or say, in that time is
+    done when this returns, without the test waiting for it. The page's time runs on,
+    ``milliseconds`` ahead of the real one (a view's clocks count from its own arrival; Lexio's
+    turn clock stays that much ahead until the page reconnects)."""
+    # Not paused first: pausing "at now" races the page's running time ("cannot fast-forward
+    # to the past"); moving a running clock on fires the same timers.
+    player.page.clock.run_for(milliseconds)
+
+
 # A finger ---------------------------------------------------------------------------------
+
+REST_FRAMES = 9
+REST_SECONDS = 0.15
+"""How long a finger rests on the aimed cell before it is lifted, as a hand does: the
+gesture's own length. The page draws REST_FRAMES frames meanwhile (what it does under a resting
+finger, such as panning near an edge, happens as it would: 9 frames are 150 ms at its 60 Hz);
+and the browser, which decides whether a lift flings from the finger's speed over the touch
+events' own times, must see REST_SECONDS between the last move and the lift, else the lift
+flings (and the recall tapped next only stops the fling: without the rest both D4 tests fail
+there). The events carry their times (CDP's ``timestamp``), so the rest is in the gesture: the
+test does not wait for it."""
 
 
 def centre(locator: Locator) -> tuple[float, float]:
@@ -144,18 +254,25 @@ def finger_drag(player: Player, source: Locator, target: Locator, steps: int = 1
     cdp = player.page.context.new_cdp_session(player.page)
     try:
 
-        def touch(kind: str, x: float, y: float) -> None:
-            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x, "y": y}]})
+        def touch(kind: str, x: float, y: float, at: float) -> None:
+            point = {"x": x, "y": y}
+            cdp.send(
+                "Input.dispatchTouchEvent", {"type": kind, "touchPoints": [point], "timestamp": at}
+            )
 
-        touch("touchStart", x0, y0)
-        time.sleep(0.05)
+        touch("touchStart", x0, y0, time.time())
+        frames(player)  # the page has the press (its drag begins there)
         for i in range(1, steps + 1):
-            touch("touchMove", x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps)
-            time.sleep(0.016)
+            moved = time.time()
+            touch("touchMove", x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps, moved)
+            frames(player)
         # Resting before lifting, as a hand does (lifted while moving, the browser flings).
-        time.sleep(0.15)
-        touch("touchMove", x1, y1)
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        frames(player, REST_FRAMES)
+        lifted = max(time.time(), moved + REST_SECONDS)
+        touch("touchMove", x1, y1, lifted)
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": [], "timestamp": lifted}
+        )
     finally:
         cdp.detach()
 
@@ -228,9 +345,9 @@ def drop_where(
     """Drag ``source`` onto ``target`` with a finger and say which cells got a pending tile
     (``parts``: the game's selectors, MISHQAQ or LEXIO); then take them back, so that the
     next drag starts from a full rack."""
-    settle(0.2)
+    still(player)  # nothing pans the board any more (a drag, a recall, a pan into sight)
     finger_drag(player, source, target)
-    settle(0.3)
+    still(player)  # the lift is handled, the board drawn again
     landed = pending_cells(player, parts["pending"])
     if landed:
         press(player, parts["recall"])
@@ -310,11 +427,6 @@ def focused(player: Player) -> str | None:
     """Where the keyboard is: the focused element (None when the focus fell to <body>)."""
     where: str | None = player.js(ACTIVE)
     return where
-
-
-def settle(seconds: float = 0.3) -> None:
-    """Time for what follows an action (the server's reply, the page drawn again) to land."""
-    time.sleep(seconds)
 
 
 # The rack's keys -------------------------------------------------------------------------------

@@ -251,26 +251,36 @@ def pan_to(player: Player, row: int, col: int) -> None:
     )
 
 
+FINGER_STEP_SECONDS = 0.016
+"""Between two moves of the finger: a frame at 60 Hz, as a hand's touch events come."""
+FINGER_REST_SECONDS = 0.12
+"""How long the finger rests on the cell before it is lifted, as a hand does. The browser
+decides whether a lift flings from the finger's speed over the touch events' own times: lifted
+while still moving, it flings, and the next tap only stops the fling (no click). The events
+carry those times (CDP's ``timestamp``), so the rest is in the gesture, not in the test's
+waiting."""
+
+
 def touch_drag(player: Player, source: Locator, target: Locator, steps: int = 8) -> None:
-    """A finger pressed on ``source``, moved, lifted over ``target`` (real touch events)."""
+    """A finger pressed on ``source``, moved, lifted over ``target`` (real touch events, each
+    stamped with the instant a hand would have made it)."""
     bring_into_view(target)
     (x0, y0), (x1, y1) = centre(source), centre(target)
+    at = time.time()
+
+    def touch(kind: str, points: list[dict[str, float]], after: float) -> None:
+        nonlocal at
+        at += after
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points, "timestamp": at})
+
     cdp = player.page.context.new_cdp_session(player.page)
     try:
-        cdp.send(
-            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
-        )
+        touch("touchStart", [{"x": x0, "y": y0}], 0.0)
         for i in range(1, steps + 1):
             x, y = x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps
-            cdp.send(
-                "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
-            )
-        # The finger rests before it is lifted, as a hand does: lifted while still moving, the
-        # browser would start a fling, and the next tap would only stop it (no click).
-        time.sleep(0.12)
-        end = {"type": "touchMove", "touchPoints": [{"x": x1, "y": y1}]}
-        cdp.send("Input.dispatchTouchEvent", end)
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+            touch("touchMove", [{"x": x, "y": y}], FINGER_STEP_SECONDS)
+        touch("touchMove", [{"x": x1, "y": y1}], FINGER_REST_SECONDS)
+        touch("touchEnd", [], FINGER_STEP_SECONDS)
     finally:
         cdp.detach()
 

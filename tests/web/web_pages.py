@@ -69,6 +69,12 @@ class Player:
                 raise AssertionError(f"still false after {timeout} s: {expression}")
             time.sleep(0.05)
 
+    def wait_ready(self) -> None:
+        """Until the page has started: its catalogs fetched and its language applied (``lang``,
+        ``dir``: set by script after the load event, so a check right after ``goto`` could see
+        the page's static ``fr``/``ltr``), which the language menu's options follow."""
+        self.wait_js("document.querySelectorAll('#lang option').length > 0")
+
     def retry_now(self) -> None:
         """Press the connection banner's "retry now", unless the page's own backoff got through
         first: the check and the click run in one turn of the page's event loop, so the click
