@@ -147,7 +147,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """The gateway's protocol suite runs against both stores: SQLite and Redis; a test marked
     ``cluster_too`` on a Redis Cluster too, one marked ``one_store`` (the store plays no part
-    in it) on SQLite only. Tests elsewhere (the browser's, the noughts') run on SQLite."""
+    in it) on SQLite only. Tests elsewhere (the browser's, for one) run on SQLite."""
     chosen = any(
         "gateway_backend" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
     )
