@@ -5,7 +5,9 @@ version-1 files for SQLite; tables stored before options existed on both."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import sqlite3
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +24,7 @@ from lobby_fixtures import (
 )
 
 from lexio_lobby import model
+from lexio_lobby import store as store_module
 from lexio_lobby.model import CloseReason, Seat, Table, TableState
 from lexio_lobby.redis_store import RedisTableStore
 from lexio_lobby.store import SqliteTableStore, StoreError, TableStore
@@ -305,3 +308,48 @@ def test_a_redis_table_written_before_options_loads_and_plays(
         loop_thread.run(store.close())
     (fields,) = redis_tables(redis_server.url).values()
     assert "options" not in fields  # a change never writes options: they are fixed at creation
+
+
+def test_a_switch_to_wal_refused_as_locked_is_tried_again_until_the_lock_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race of the test above, made certain: the switch to WAL is refused "database is
+    locked" at once (as in that race, where SQLite answers without its busy handler: here the
+    switching connection has none), while another connection holds the old file's exclusive
+    lock; the switch is tried again, and succeeds once the lock is released."""
+    path = tmp_path / "old.sqlite3"
+    write_v1_file(path, "old", "2345678923")
+    holder = sqlite3.connect(path, isolation_level=None)
+    switching = sqlite3.connect(path, check_same_thread=False)
+    switching.execute("PRAGMA busy_timeout = 0")
+    holder.execute("BEGIN EXCLUSIVE")
+    refused = threading.Event()
+    real_sleep = store_module.time.sleep
+
+    def between_tries(seconds: float) -> None:
+        refused.set()  # the switch was refused, and waits to try again
+        real_sleep(seconds)
+
+    monkeypatch.setattr(store_module.time, "sleep", between_tries)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            switched = thread.submit(store_module._switch_to_wal, switching)
+            assert refused.wait(10), f"the switch was never refused: {switched}"
+            assert not switched.done()
+            holder.execute("COMMIT")
+            assert switched.result(timeout=10) == "wal"
+    finally:
+        holder.close()
+        switching.close()
+
+
+def test_a_closed_store_answers_ping_false(loop_thread: LoopThread, tmp_path: Path) -> None:
+    """What readiness asks: a store that cannot run a query says no, and raises nothing."""
+
+    async def scenario() -> tuple[bool, bool]:
+        store = await SqliteTableStore.open(tmp_path / "lobby.sqlite3")
+        before = await store.ping()
+        await store.close()
+        return before, await store.ping()
+
+    assert loop_thread.run(scenario()) == (True, False)

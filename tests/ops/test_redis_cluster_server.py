@@ -230,6 +230,8 @@ def test_a_half_moved_slot_serves_every_key(redis_cluster: RedisClusterServer) -
             until(lambda: count(target) >= 2, "half moved")
             (source_seen,) = [i for i in redis_cluster.nodes_info(source) if "myself" in i.flags]
             assert source_seen.migrating == {slot: redis_cluster.node_id(target)}
+            (target_seen,) = [i for i in redis_cluster.nodes_info(target) if "myself" in i.flags]
+            assert target_seen.importing == {slot: redis_cluster.node_id(source)}
             assert [rc.get(key) for key in keys] == keys  # ASK for the moved ones
             rc.set("{hall}:new", "new")  # not on the source: ASK, created on the target
             assert rc.get("{hall}:new") == "new"
