@@ -8,6 +8,7 @@ import asyncio
 import concurrent.futures
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -324,15 +325,17 @@ def test_a_switch_to_wal_refused_as_locked_is_tried_again_until_the_lock_goes(
     switching.execute("PRAGMA busy_timeout = 0")
     holder.execute("BEGIN EXCLUSIVE")
     refused = threading.Event()
-    real_sleep = store_module.time.sleep
+    real_sleep = time.sleep
 
     def between_tries(seconds: float) -> None:
-        refused.set()  # the switch was refused, and waits to try again
+        if threading.current_thread().name.startswith("switching"):
+            refused.set()  # the switch was refused, and waits to try again
         real_sleep(seconds)
 
-    monkeypatch.setattr(store_module.time, "sleep", between_tries)
+    # The store's module calls time.sleep between two tries (on the switching thread).
+    monkeypatch.setattr(time, "sleep", between_tries)
     try:
-        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="switching") as thread:
             switched = thread.submit(store_module._switch_to_wal, switching)
             assert refused.wait(10), f"the switch was never refused: {switched}"
             assert not switched.done()
