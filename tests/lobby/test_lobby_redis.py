@@ -286,6 +286,39 @@ def test_redis_down_fails_calls_cleanly_and_the_lobby_resumes_when_it_returns(
         lobby.stop()
 
 
+def test_a_sweep_that_finds_redis_down_is_a_warning_and_the_next_one_runs(
+    loop_thread: LoopThread,
+    redis_server: RedisServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The periodic sweep (expiries, the tables' gauge) meets Redis away: one warning a
+    sweep, no traceback, and the sweeps go on; once Redis is back, the next one counts the
+    tables again."""
+    config = replace(
+        lobby_config(tmp_path / "unused.sqlite3", redis_url=redis_server.url), sweep_interval=0.1
+    )
+    caplog.set_level(logging.INFO, logger="lexio_lobby")
+    lobby = LobbyHarness(loop_thread, config).start()
+    try:
+        lobby.seated_table(2)
+
+        def swept_once_more_since(start: int, message: str) -> bool:
+            return any(r.getMessage() == message for r in caplog.records[start:])
+
+        redis_server.stop()
+        down = len(caplog.records)
+        _eventually(lambda: swept_once_more_since(down, "sweep failed: store unavailable"))
+        failed = [r for r in caplog.records[down:] if r.getMessage().startswith("sweep failed")]
+        assert all(r.levelno == logging.WARNING and r.exc_info is None for r in failed), failed
+
+        redis_server.start()
+        lobby.seated_table(2)  # a second open table, which only a sweep from now on counts
+        _eventually(lambda: lobby.sample("lexio_lobby_tables", state="open") == 2)
+    finally:
+        lobby.stop()
+
+
 def test_idle_connections_that_redis_closed_are_replaced_before_use(
     loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
 ) -> None:
