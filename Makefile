@@ -114,7 +114,7 @@ prometheus:
 # (tests/conftest.py). docs/testing.md says how the suite is organised and how to run a part.
 TEST_WORKERS ?= 4
 test: setup lint browser redis prometheus
-	$(BIN)/pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile --durations=20
 
 # Line coverage of services/ over the default suite, the services' own processes included
 # (pyproject.toml's [tool.coverage]); the report in build/coverage/.
