@@ -27,6 +27,13 @@ CLUSTER_SCHEMES: Final = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 the others), e.g. ``redis+cluster://redis-cluster:6379``."""
 
 
+MAX_CONNECTIONS: Final = 100
+"""Connections one client opens at most to one Redis (each master of a cluster). A call that
+finds them all busy waits for one, as long as a call may take, rather than fail: a burst of
+calls is queued, not refused. (redis-py's own pool refuses the call at once: under 2,000 tables
+a notice's read failed with "Too many connections", issue 36.)"""
+
+
 def is_cluster_url(url: str) -> bool:
     """
     >>> is_cluster_url("redis+cluster://redis:6379"), is_cluster_url("redis://redis:6379/0")
@@ -45,7 +52,10 @@ def connect(
 
     A cluster client follows MOVED and ASK (the command did not run), and refreshes its map
     of the slots after a connection error, but does not retry the failed command either:
-    the caller's next command goes to the promoted replica."""
+    the caller's next command goes to the promoted replica.
+
+    A call that finds the client's :data:`MAX_CONNECTIONS` busy waits up to ``timeout`` for
+    one (then a ConnectionError "No connection available.")."""
     options: dict[str, Any] = {
         "decode_responses": text,
         "socket_timeout": None if subscriber else timeout,
@@ -58,8 +68,15 @@ def connect(
     }
     scheme, _, rest = url.partition("://")
     if scheme in CLUSTER_SCHEMES:
-        return aioredis.RedisCluster.from_url(f"{CLUSTER_SCHEMES[scheme]}://{rest}", **options)
-    return aioredis.Redis.from_url(url, **options)
+        # redis-py's cluster client has no waiting pool: past MAX_CONNECTIONS to one master a
+        # call fails (MaxConnectionsError, a store unavailable for that call).
+        return aioredis.RedisCluster.from_url(
+            f"{CLUSTER_SCHEMES[scheme]}://{rest}", max_connections=MAX_CONNECTIONS, **options
+        )
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=MAX_CONNECTIONS, timeout=timeout, **options
+    )
+    return aioredis.Redis.from_pool(pool)
 
 
 def node_url(url: str, host: str, port: int) -> str:
