@@ -5,6 +5,7 @@ every kind of RPC, every way a handler can end, and the health/readiness wiring 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -184,11 +185,27 @@ def test_unary_calls_are_counted_and_timed_by_their_status_code() -> None:
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await _call(channel, method)(b"")
             assert caught.value.code() == code
-            assert _handled(registry, "unary", method, CODE_NAMES[code]) == 1
-        assert _handled(registry, "unary", "Ok", "OK") == 2
+            # The caller can hear the status before the server's interceptor has counted
+            # it (an abort's status leaves first): wait for the count, then check it.
+            code_name = CODE_NAMES[code]
+            await _until(
+                functools.partial(_handled, registry, "unary", method, code_name),
+                1.0,
+                f"{method} handled as {code_name}",
+            )
+            assert _handled(registry, "unary", method, code_name) == 1
         started = {"grpc_type": "unary", "grpc_service": SERVICE, "grpc_method": "Ok"}
-        assert _value(registry, "grpc_server_started_total", **started) == 2
         timed = {**started, "grpc_code": "OK"}
+        await _until(
+            lambda: (
+                _handled(registry, "unary", "Ok", "OK"),
+                _value(registry, "grpc_server_handling_seconds_count", **timed),
+            ),
+            (2.0, 2.0),
+            "Ok handled twice, timed twice",
+        )
+        assert _handled(registry, "unary", "Ok", "OK") == 2
+        assert _value(registry, "grpc_server_started_total", **started) == 2
         assert _value(registry, "grpc_server_handling_seconds_count", **timed) == 2
         assert 0 < _value(registry, "grpc_server_handling_seconds_sum", **timed) < 1
         # A bucket at the top of the range holds every call.
@@ -299,16 +316,24 @@ def test_start_grpc_server_wires_metrics_liveness_and_readiness() -> None:
                 assert await status(SERVICE) == serving
                 assert _value(registry, "lexio_grpc_serving", grpc_service=SERVICE) == 1
                 assert await _call(channel, "Ok")(b"!") == b"!"
-                assert _handled(registry, "unary", "Ok", "OK") == 1
-                checks = _value(
-                    registry,
-                    "grpc_server_handled_total",
-                    grpc_type="unary",
-                    grpc_service="grpc.health.v1.Health",
-                    grpc_method="Check",
-                    grpc_code="OK",
+
+                def checks() -> float:
+                    return _value(
+                        registry,
+                        "grpc_server_handled_total",
+                        grpc_type="unary",
+                        grpc_service="grpc.health.v1.Health",
+                        grpc_method="Check",
+                        grpc_code="OK",
+                    )
+
+                await _until(
+                    lambda: (_handled(registry, "unary", "Ok", "OK"), checks()),
+                    (1.0, 3.0),
+                    "Ok handled once, health Check three times",
                 )
-                assert checks == 3
+                assert _handled(registry, "unary", "Ok", "OK") == 1
+                assert checks() == 3
         finally:
             await running.stop(0)
         assert _value(registry, "lexio_grpc_serving", grpc_service=SERVICE) == 0
@@ -356,6 +381,7 @@ def test_methods_registered_by_name_have_their_series_before_any_call() -> None:
                 assert count == 0, (grpc_type, service, method)
             async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
                 assert await _call(channel, "Ok")(b"!") == b"!"
+            await _until(lambda: _handled(registry, "unary", "Ok", "OK"), 1.0, "Ok handled")
             assert _handled(registry, "unary", "Ok", "OK") == 1
         finally:
             await running.stop(0)
