@@ -16,7 +16,7 @@ def test_three_pools_worth_of_concurrent_reads_all_answer_on_at_most_a_pool_of_c
 ) -> None:
     calls = 3 * redis_client.MAX_CONNECTIONS
 
-    async def scenario() -> tuple[list[tuple[object, object]], int]:
+    async def scenario() -> tuple[list[object], int]:
         store = RedisTableStore.from_url(redis_server.url)
         try:
             answers = await asyncio.gather(
