@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 import pytest
 from lexio_testing import (
+    SHARED_LOOP_READINESS_TIMEOUT,
     GatewayFactory,
     GatewayHandle,
     LoopThread,
@@ -84,6 +85,7 @@ def lobby_server(
         db_path=tmp_path / "lobby.sqlite3",
         games=site_games(f"127.0.0.1:{engine_server.port}"),
         readiness_cache=0.0,
+        readiness_timeout=SHARED_LOOP_READINESS_TIMEOUT,
     )
     lobby = loop_thread.run(start_lobby(config))
     yield lobby
@@ -104,6 +106,7 @@ def two_games_lobby(
         db_path=tmp_path / "lobby-two-games.sqlite3",
         games=games,
         readiness_cache=0.0,
+        readiness_timeout=SHARED_LOOP_READINESS_TIMEOUT,
     )
     lobby = loop_thread.run(start_lobby(config))
     yield lobby

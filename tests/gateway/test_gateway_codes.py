@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 from gateway_play import server_error
-from lexio_testing import GatewayFactory, LoopThread, RedisServer, site_games
+from lexio_testing import (
+    SHARED_LOOP_READINESS_TIMEOUT,
+    GatewayFactory,
+    LoopThread,
+    RedisServer,
+    site_games,
+)
 
 from lexio_client import GatewayClient
 from lexio_engine.server import RunningEngine
@@ -119,6 +125,7 @@ def test_creating_and_joining_while_the_lobbys_redis_is_down_is_unavailable(
         metrics_port=-1,
         db_path=tmp_path / "unused.sqlite3",
         games=site_games(f"127.0.0.1:{engine_server.port}"),
+        readiness_timeout=SHARED_LOOP_READINESS_TIMEOUT,
         redis_url=redis_server.url,
     )
     lobby = loop_thread.run(start_lobby(config))

@@ -30,6 +30,7 @@ from gateway_play import pass_to_the_end, started_game, to_play
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lexio_testing import (
+    SHARED_LOOP_READINESS_TIMEOUT,
     GatewayFactory,
     GatewayHandle,
     LoopThread,
@@ -76,6 +77,7 @@ def own_lobby(
             db_path=tmp_path / "own-lobby.sqlite3",
             games=site_games(f"127.0.0.1:{engine_server.port}", names=GAMES),
             readiness_cache=0.0,
+            readiness_timeout=SHARED_LOOP_READINESS_TIMEOUT,
         )
         return start_lobby(config)
 

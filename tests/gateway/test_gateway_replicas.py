@@ -24,6 +24,7 @@ from gateway_play import (
     to_play,
 )
 from lexio_testing import (
+    SHARED_LOOP_READINESS_TIMEOUT,
     GatewayFactory,
     LoopThread,
     RedisServer,
@@ -317,6 +318,7 @@ def test_two_gateways_and_two_lobbies_on_one_redis_play_a_whole_game(
                     metrics_port=-1,
                     db_path=tmp_path / f"unused-{i}.sqlite3",
                     games=site_games(f"127.0.0.1:{engine_server.port}"),
+                    readiness_timeout=SHARED_LOOP_READINESS_TIMEOUT,
                     redis_url=store_url,
                 )
             )

@@ -21,7 +21,7 @@ import urllib.request
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from aiohttp import web
 
@@ -205,6 +205,14 @@ def replica_environment(
         LEXIO_TURN_SECONDS=str(turn_seconds),
         LEXIO_DISCONNECT_GRACE="30",
     )
+
+
+SHARED_LOOP_READINESS_TIMEOUT: Final = 5.0
+"""The deadline of an in-process lobby's engine check (its ``readiness_timeout``) when the lobby,
+the engine, the gateway and the test's clients share one event loop (:class:`LoopThread`): the
+lobby's 0.5 s default then measures that loop's backlog on a busy machine, not the engine (a
+create was refused ``game_unavailable`` once, under ``make test`` beside a busy loop). The
+lobby's own tests keep 0.5 s for the check itself (tests/lobby)."""
 
 
 def site_games(engine_address: str, *, names: tuple[str, ...] = ("lexio",)) -> tuple[GameSpec, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import web_browser
-from lexio_testing import GatewayFactory, LoopThread
+from lexio_testing import SHARED_LOOP_READINESS_TIMEOUT, GatewayFactory, LoopThread
 from playwright.sync_api import WebSocket, WebSocketRoute
 from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
@@ -147,6 +147,7 @@ def lobby_config(tmp_path: Path, engine: RunningEngine, **overrides: Any) -> Lob
         "db_path": tmp_path / "own-lobby.sqlite3",
         "games": (lexio_on(engine),),
         "readiness_cache": 0.0,
+        "readiness_timeout": SHARED_LOOP_READINESS_TIMEOUT,
         "sweep_interval": 3600.0,
         "shutdown_grace": 0.0,
         **overrides,

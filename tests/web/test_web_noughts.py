@@ -20,7 +20,13 @@ from pathlib import Path
 
 import pytest
 import web_browser
-from lexio_testing import GatewayFactory, GatewayHandle, LoopThread, site_games
+from lexio_testing import (
+    SHARED_LOOP_READINESS_TIMEOUT,
+    GatewayFactory,
+    GatewayHandle,
+    LoopThread,
+    site_games,
+)
 from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
 from web_pages import Player
@@ -56,6 +62,7 @@ def noughts_lobby(
         db_path=tmp_path / "lobby-noughts.sqlite3",
         games=(*site_games(engine), noughts),
         readiness_cache=0.0,
+        readiness_timeout=SHARED_LOOP_READINESS_TIMEOUT,
     )
     lobby = loop_thread.run(start_lobby(config))
     yield lobby
