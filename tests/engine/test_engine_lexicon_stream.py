@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import Any, Protocol, TypeVar
 
 import grpc
 import pytest
+from lexio_testing import eventually
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
@@ -232,15 +232,6 @@ def _lookups(registry: CollectorRegistry) -> float:
     return registry.get_sample_value("lexio_lexicon_lookup_seconds_count", labels) or 0.0
 
 
-async def _until(condition: Callable[[], bool], what: Callable[[], str], timeout: float) -> None:
-    """Until ``condition()``; past ``timeout``, fail with ``what()``: what was seen."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not so after {timeout} s: {what()}")
-        await asyncio.sleep(0.01)
-
-
 def test_a_rolling_update_of_the_lexicon_loses_no_question(loop_thread: LoopThread) -> None:
     """The lexicon the engine's stream is on shuts down (SIGTERM's path: RunningServer.stop)
     while another already listens on the same address (SO_REUSEPORT, as a Service's new pod):
@@ -273,21 +264,23 @@ def test_a_rolling_update_of_the_lexicon_loses_no_question(loop_thread: LoopThre
             new, _ = await start(_config(port), metrics=LexiconMetrics(new_metrics))
             askers = [asyncio.create_task(ask_continuously(done)) for _ in range(8)]
             # Questions answered before the update (by the old one: the stream is on it).
-            await _until(
+            await eventually(
                 lambda: answered >= QUESTIONS,
                 lambda: f"{answered} answered, failures: {failures}",
                 timeout=10,
+                every=0.01,
             )
             before = answered
             await old.stop(3.0)
             # And after it: on a new stream, by the new one.
-            await _until(
+            await eventually(
                 lambda: _lookups(new_metrics) >= QUESTIONS and answered >= before + QUESTIONS,
                 lambda: (
                     f"the new one answered {_lookups(new_metrics)}, {answered - before} "
                     f"answered since the stop began, failures: {failures}"
                 ),
                 timeout=10,
+                every=0.01,
             )
             done.set()
             await asyncio.gather(*askers)

@@ -8,6 +8,7 @@ import time
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from lexio_testing import eventually_sync
 from prometheus_client import REGISTRY
 
 from lexio.engine.v1 import engine_pb2 as pb
@@ -194,14 +195,14 @@ def test_calls_are_counted_by_action_and_outcome_from_zero(engine_channel: grpc.
         ("Act", "none", "invalid"): before[("Act", "none", "invalid")] + 1,
         ("View", "none", "accepted"): before[("View", "none", "accepted")],
     }
+
     # A refused call is counted as its handler ends, which may be just after its status
     # reached the caller: the counts are looked at until they are right, or for 5 s.
-    deadline = time.monotonic() + 5
-    while (after := {key: _calls(*key) for key in before}) != expected:
-        if time.monotonic() > deadline:
-            break
-        time.sleep(0.01)
-    assert after == expected
+    def after() -> dict[tuple[str, str, str], float | None]:
+        return {key: _calls(*key) for key in before}
+
+    eventually_sync(lambda: after() == expected, lambda: f"{after()} != {expected}", 5, 0.01)
+    assert after() == expected
     assert REGISTRY.get_sample_value("lexio_engine_evaluation_seconds_count", {}) is None
 
 

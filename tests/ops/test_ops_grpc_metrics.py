@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from lexio_testing import eventually
 from prometheus_client import CollectorRegistry
 
 from lexio_common.buildinfo import build_labels, record_build_info
@@ -135,11 +135,12 @@ async def _until(
     """Until ``seen()`` is ``wanted``; past ``timeout``, fail saying what it still was. The
     server counts a call in its handler's ``finally``, which may run just after the client
     has the last message: the counts are waited for, not read at once."""
-    deadline = time.monotonic() + timeout
-    while (now := seen()) != wanted:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: wanted {wanted!r}, still {now!r} after {timeout} s")
-        await asyncio.sleep(0.01)
+    await eventually(
+        lambda: seen() == wanted,
+        lambda: f"{what}: wanted {wanted!r}, still {seen()!r}",
+        timeout,
+        every=0.01,
+    )
 
 
 async def _with_server(

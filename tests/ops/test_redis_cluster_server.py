@@ -17,12 +17,11 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lexio_testing import RedisClusterServer
+from lexio_testing import RedisClusterServer, eventually_sync
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import RedisCluster
 from redis.crc import key_slot as redis_py_key_slot
@@ -43,14 +42,6 @@ def client(cluster: RedisClusterServer, **kwargs: Any) -> RedisCluster:
 
 def async_client(cluster: RedisClusterServer) -> AsyncRedisCluster:
     return AsyncRedisCluster(host="127.0.0.1", port=cluster.nodes[0].port, decode_responses=True)
-
-
-def until(condition: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not {what} after {timeout} s")
-        time.sleep(0.02)
 
 
 def keys_per_master(cluster: RedisClusterServer, keys: list[str]) -> dict[int, list[str]]:
@@ -227,7 +218,7 @@ def test_a_half_moved_slot_serves_every_key(redis_cluster: RedisClusterServer) -
         mover = threading.Thread(target=move)
         mover.start()
         try:
-            until(lambda: count(target) >= 2, "half moved")
+            eventually_sync(lambda: count(target) >= 2, "half moved")
             (source_seen,) = [i for i in redis_cluster.nodes_info(source) if "myself" in i.flags]
             assert source_seen.migrating == {slot: redis_cluster.node_id(target)}
             (target_seen,) = [i for i in redis_cluster.nodes_info(target) if "myself" in i.flags]

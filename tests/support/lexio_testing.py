@@ -266,14 +266,36 @@ def restartable_engine(loop_thread: LoopThread, lexicon_address: str) -> Restart
 
 
 async def eventually(
-    condition: Callable[[], object], what: str, timeout: float = 10.0, every: float = 0.02
+    condition: Callable[[], object],
+    what: str | Callable[[], str],
+    timeout: float = 10.0,
+    every: float = 0.02,
 ) -> None:
-    """Poll ``condition`` until it holds; fail saying ``what`` did not come true."""
+    """Poll ``condition`` until it holds; fail saying ``what`` did not come true (a callable
+    ``what`` is asked then: it can say what was seen instead)."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"not so after {timeout} s: {what}")
+            raise AssertionError(f"not so after {timeout} s: {_said(what)}")
         await asyncio.sleep(every)
+
+
+def eventually_sync(
+    condition: Callable[[], object],
+    what: str | Callable[[], str],
+    timeout: float = 10.0,
+    every: float = 0.02,
+) -> None:
+    """:func:`eventually` for a test's own thread (a browser's page, a blocking gRPC stub)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not so after {timeout} s: {_said(what)}")
+        time.sleep(every)
+
+
+def _said(what: str | Callable[[], str]) -> str:
+    return what if isinstance(what, str) else what()
 
 
 async def until_closed_in_the_lobby(client: GatewayClient, code: str, timeout: float = 30) -> None:

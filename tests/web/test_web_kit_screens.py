@@ -11,11 +11,10 @@ The board's keys and the other player's move brought into view: test_web_kit_key
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import web_browser
-from lexio_testing import GatewayFactory
+from lexio_testing import GatewayFactory, eventually_sync
 from web_browser import PlayerFactory
 from web_kit import (
     DESKTOP,
@@ -263,12 +262,12 @@ def press_zoom(player: Player, button: str, timeout: float = 5.0) -> None:
     (its zoom class), drawn in it and at rest (the cursor's cell scrolled into sight)."""
     want = zoom_level(player) + (1 if button == "+" else -1)
     player.page.click(ZOOM[button])
-    deadline = time.monotonic() + timeout
-    while (level := zoom_level(player)) != want:
-        assert time.monotonic() < deadline, (
-            f"{button} pressed: the board's zoom is {level} after {timeout} s, not {want}"
-        )
-        time.sleep(0.05)
+    eventually_sync(
+        lambda: zoom_level(player) == want,
+        lambda: f"{button} pressed: the board's zoom is {zoom_level(player)}, not {want}",
+        timeout,
+        every=0.05,
+    )
     still(player)
 
 

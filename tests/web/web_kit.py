@@ -11,7 +11,7 @@ import json
 import time
 from typing import Any
 
-from lexio_testing import GatewayHandle
+from lexio_testing import GatewayHandle, eventually_sync
 from playwright.sync_api import Locator
 from web_browser import PlayerFactory
 from web_mishqaq import create_table, join, open_invitation, start
@@ -145,12 +145,16 @@ def frames(player: Player, count: int = 1, timeout: float = 5.0) -> None:
     that many times. Counted by the page and looked at from here (a promise awaited in the
     page would never settle where its clock is paused: this fails, saying so)."""
     player.page.evaluate(FRAMES_FROM_NOW, count)
-    deadline = time.monotonic() + timeout
-    while (drawn := player.js("window.__framesDrawn.drawn")) < count:
-        assert time.monotonic() < deadline, (
-            f"the page drew {drawn} of {count} frames in {timeout} s (is its clock paused?)"
-        )
-        time.sleep(0.002)
+
+    def drawn() -> int:
+        return int(player.js("window.__framesDrawn.drawn"))
+
+    eventually_sync(
+        lambda: drawn() >= count,
+        lambda: f"the page drew {drawn()} of {count} frames (is its clock paused?)",
+        timeout,
+        every=0.002,
+    )
 
 
 STILL = """() => {
@@ -203,13 +207,19 @@ def move_drawn(
     that follows the move is drawn (the event frame only adds to the log; the view frame after
     it draws the board, and whatever the page does for a move, in that same drawing). Fails
     saying which cells are not, and what they hold."""
-    deadline = time.monotonic() + timeout
-    while missing := player.page.evaluate(MOVE_NOT_DRAWN, [board, cells]):
-        assert time.monotonic() < deadline, (
-            f"the move {cells} is not drawn as the last one on {board} after {timeout} s; "
-            f"(row, col, what the cell holds): {missing}"
-        )
-        time.sleep(0.05)
+
+    def missing() -> list[Any]:
+        return list(player.page.evaluate(MOVE_NOT_DRAWN, [board, cells]))
+
+    eventually_sync(
+        lambda: not missing(),
+        lambda: (
+            f"the move {cells} is not drawn as the last one on {board}; "
+            f"(row, col, what the cell holds): {missing()}"
+        ),
+        timeout,
+        every=0.05,
+    )
 
 
 def page_time_passes(player: Player, milliseconds: int) -> None:
