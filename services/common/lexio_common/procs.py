@@ -66,16 +66,15 @@ range only. Parallel test workers each set their own (tests/conftest.py), so tha
 processes can never hand out the same port, which "never twice" alone promises within one."""
 
 
-def _port_range(low: int) -> tuple[int, int]:
-    """The part of [_LOWEST_PORT, low) this process hands out from.
+def _port_range(low: int, chosen: str) -> tuple[int, int]:
+    """The part of [_LOWEST_PORT, low) a process whose slice is ``chosen`` (the value of
+    :data:`PORT_SLICE_VARIABLE`, "" for none) hands out from.
 
-    >>> import os; os.environ[PORT_SLICE_VARIABLE] = "1/4"
-    >>> _port_range(32768)
+    >>> _port_range(32768, "1/4")
     (23192, 26384)
-    >>> del os.environ[PORT_SLICE_VARIABLE]; _port_range(32768)
+    >>> _port_range(32768, "")
     (20000, 32768)
     """
-    chosen = os.environ.get(PORT_SLICE_VARIABLE, "")
     if not chosen:
         return _LOWEST_PORT, low
     index, count = (int(n) for n in chosen.split("/"))
@@ -97,7 +96,7 @@ def free_port(host: str = "127.0.0.1") -> int:
     low = _ephemeral_low()
     with _handing_out:
         if low - _LOWEST_PORT >= 1000:
-            start, end = _port_range(low)
+            start, end = _port_range(low, os.environ.get(PORT_SLICE_VARIABLE, ""))
             for _ in range(200):
                 port = random.randrange(start, end)
                 if port not in _handed_out and _bindable(host, port):
