@@ -113,14 +113,15 @@ prometheus:
 # module's fixtures are made once; each worker hands out ports from a slice of its own
 # (tests/conftest.py). docs/testing.md says how the suite is organised and how to run a part.
 TEST_WORKERS ?= 4
+DEFAULT_SUITE := -m "not slow" -n $(TEST_WORKERS) --dist loadfile
 test: setup lint browser redis prometheus
-	$(BIN)/pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile --durations=20
+	$(BIN)/pytest $(DEFAULT_SUITE) --durations=20
 
 # Line coverage of services/ over the default suite, the services' own processes included
 # (pyproject.toml's [tool.coverage]); the report in build/coverage/.
 coverage: setup browser redis prometheus
 	rm -rf build/coverage && mkdir -p build/coverage
-	$(BIN)/coverage run -m pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile -p no:cacheprovider
+	$(BIN)/coverage run -m pytest $(DEFAULT_SUITE) -p no:cacheprovider
 	$(BIN)/coverage combine
 	$(BIN)/coverage report --format=total > build/coverage/total.txt
 	$(BIN)/coverage json -o build/coverage/coverage.json
