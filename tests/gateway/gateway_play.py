@@ -7,8 +7,10 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+
+from lexio_testing import answered_despite_unavailable
 
 from lexio_client import GatewayClient, ServerError
 from lexio_client.bot import Bot
@@ -32,25 +34,6 @@ def bot(seed: int = 0) -> Bot:
     return _bot().with_seed(seed)
 
 
-async def _tried_again_while_unavailable(
-    request: Callable[[], Awaitable[object]], timeout: float = 20.0
-) -> None:
-    """A set-up request, sent again while the gateway answers ``unavailable``, as the protocol
-    asks of every client ("nothing changed, try again"): on a loaded machine a store or lobby
-    call of a table's set-up can time out (once seen on a Redis Cluster with the suite on four
-    workers). Each retry is logged; any other refusal fails at once."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            await request()
-            return
-        except ServerError as e:
-            if e.code != "unavailable" or time.monotonic() > deadline:
-                raise
-            log.warning("set-up request answered unavailable: again", extra={"frame": e.frame})
-            await asyncio.sleep(0.2)
-
-
 @asynccontextmanager
 async def seated_table(
     url: str | Sequence[str], names: Sequence[str]
@@ -63,10 +46,10 @@ async def seated_table(
             await stack.enter_async_context(GatewayClient.connect(urls[i % len(urls)]))
             for i in range(len(names))
         ]
-        await _tried_again_while_unavailable(lambda: clients[0].create(names[0]))
+        await answered_despite_unavailable(lambda: clients[0].create(names[0]))
         code = clients[0].table["code"]
         for client, name in zip(clients[1:], names[1:], strict=True):
-            await _tried_again_while_unavailable(lambda: client.join(code, name))  # noqa: B023
+            await answered_despite_unavailable(lambda: client.join(code, name))  # noqa: B023
         for client in clients:
             await client.wait_for(lambda f: f["type"] == "table" and len(f["seats"]) == len(names))
         yield clients

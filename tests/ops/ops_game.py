@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from lexio_testing import answered_despite_unavailable
+
 from lexio_client import GatewayClient, ServerError
 from lexio_client.bot import Bot
 from lexio_lexicon.words import DEFAULT_WORDLIST_PATH
@@ -20,7 +22,10 @@ def bot(seed: int) -> Bot:
 
 
 async def started_table(clients: Sequence[GatewayClient]) -> None:
-    await clients[0].start()
+    """The host starts the game (asked again while the gateway answers ``unavailable``: an
+    engine or store call of the start timed out on a loaded machine, nothing changed); returns
+    once every seat has its first snapshot."""
+    await answered_despite_unavailable(clients[0].start)
     for client in clients[1:]:
         await client.wait_for(lambda f: f["type"] == "snapshot")
 

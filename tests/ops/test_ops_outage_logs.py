@@ -10,7 +10,7 @@ import asyncio
 import functools
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ import aiohttp
 import grpc
 import pytest
 from lexio_stack import Service, Stack, http_text
-from lexio_testing import LoopThread, until_closed_in_the_lobby
+from lexio_testing import LoopThread, answered_despite_unavailable, until_closed_in_the_lobby
 from ops_game import bot, pass_to_the_end, started_table, to_play
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -56,23 +56,6 @@ def _errors(log: Path) -> list[str]:
         if entry.get("level") in ("error", "critical"):
             errors.append(line)
     return errors
-
-
-async def _until_answered(act: Callable[[], Awaitable[Any]], timeout: float = 30.0) -> Any:
-    """``act`` again while the gateway answers ``unavailable`` (a service still coming back:
-    what is polled is the gateway's answer itself, a try every 0.2 s)."""
-    deadline = time.monotonic() + timeout
-    tries = 0
-    while True:
-        try:
-            return await act()
-        except ServerError as e:
-            tries += 1
-            assert e.code == "unavailable", e.frame
-            assert time.monotonic() < deadline, (
-                f"still unavailable after {timeout} s ({tries} tries), the last: {e.frame}"
-            )
-            await asyncio.sleep(0.2)
 
 
 async def _try_a_move(clients: list[GatewayClient], seed: int) -> bool:
@@ -195,8 +178,11 @@ def test_kill_9_of_each_back_end_logs_no_error_in_the_other_services(
                 tables.append(clients)
                 for client in clients:
                     await client.open()
-                await clients[0].create("Ana")
-                await clients[1].join(clients[0].table["code"], "Bruno")
+                await answered_despite_unavailable(lambda: clients[0].create("Ana"))  # noqa: B023
+                code = clients[0].table["code"]
+                await answered_despite_unavailable(
+                    lambda: clients[1].join(code, "Bruno")  # noqa: B023
+                )
                 await started_table(clients)
 
         loop.run(seated(), timeout=120)
@@ -242,7 +228,10 @@ def test_kill_9_of_each_back_end_logs_no_error_in_the_other_services(
             _until_the_outage_is_seen(signs, killed)
             stack.start((victim,))
             for seed, table in enumerate(tables):
-                loop.run(_until_answered(functools.partial(_a_move, table, seed)), timeout=60)
+                loop.run(
+                    answered_despite_unavailable(functools.partial(_a_move, table, seed)),
+                    timeout=60,
+                )
 
         offset = gateway.log_path.stat().st_size
         refused = _lobby_closes_refused(gateway)

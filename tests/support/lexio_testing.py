@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import os
 import signal
 import subprocess
@@ -38,6 +39,8 @@ from lexio_lobby.games import GameSpec
 from lexio_lobby.games import site_games as lobby_site_games
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "GatewayFactory",
@@ -296,6 +299,29 @@ def eventually_sync(
 
 def _said(what: str | Callable[[], str]) -> str:
     return what if isinstance(what, str) else what()
+
+
+async def answered_despite_unavailable(
+    request: Callable[[], Awaitable[T]], timeout: float = 30.0
+) -> T:
+    """``request`` sent again while the gateway answers ``unavailable``, as the protocol asks
+    of every client ("nothing changed, try again"): a service still coming back, or a store
+    or engine call that timed out on a loaded machine. Each retry is logged; any other
+    refusal is raised at once; past ``timeout``, fails with the tries and the last answer."""
+    deadline = time.monotonic() + timeout
+    tries = 0
+    while True:
+        try:
+            return await request()
+        except ServerError as e:
+            if e.code != "unavailable":
+                raise
+            tries += 1
+            assert time.monotonic() < deadline, (
+                f"still unavailable after {timeout} s ({tries} tries), the last: {e.frame}"
+            )
+            log.warning("answered unavailable: asked again", extra={"frame": e.frame})
+            await asyncio.sleep(0.2)
 
 
 async def until_closed_in_the_lobby(client: GatewayClient, code: str, timeout: float = 30) -> None:
