@@ -297,7 +297,7 @@ def test_bad_actions_are_refused_and_change_nothing(
                 await mover.request({"type": "act", "action": action})
             with server_error("bad_action"):  # M25: no preview
                 await mover.request({"type": "preview", "action": {"place": {"tiles": []}}})
-            await asyncio.sleep(0.05)
+            await mover.sync()  # whatever the refused frames sent the mover has arrived
             assert {k: v for k, v in mover.view.items() if "bank" not in k} == {
                 k: v for k, v in before.items() if "bank" not in k
             }
