@@ -85,6 +85,8 @@ def lexicon_process() -> ServiceProcess:
 
 
 def engine_process(lexicon_address: str) -> ServiceProcess:
+    """The engine (every game, through lexio.game.v1.Engine), ready once Lexio's health name
+    serves: once it sees its lexicon."""
     return ServiceProcess(
         "lexio-engine",
         "lexio.engine.v1.Engine",

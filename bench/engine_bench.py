@@ -3,13 +3,16 @@
 A "typical move" here is a real French word crossing a mid-game board (self-play reaches
 one in a few moves), checked against the real shipped list: examine (form, rack, reserve),
 the lexicon look-up, conclude (score, draw, log). Over gRPC the same moves go through the
-real ``lexio-engine`` process, which calls the real ``lexio-lexicon`` process.
+real ``lexio-engine`` process's one contract (``lexio.game.v1.Engine``, ``Act`` with the game
+``lexio``: the state's bytes and the move's JSON in, the step's JSON views out), which calls the
+real ``lexio-lexicon`` process.
 
 Run: ``.venv/bin/python bench/engine_bench.py`` (about half a minute).
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -18,8 +21,8 @@ import grpc
 from benchlib import engine_process, lexicon_process, machine, percentiles_us
 from selfplay import find_move
 
-from lexio.engine.v1 import engine_pb2 as pb
-from lexio.engine.v1 import engine_pb2_grpc
+from lexio.game.v1 import game_pb2 as pb
+from lexio.game.v1 import game_pb2_grpc
 from lexio_engine.lexio import codec
 from lexio_lexicon.words import DEFAULT_WORDLIST_PATH, WordList
 from lexio_rules import Examined, GameState, Place, conclude, examine, form_move, new_game, play
@@ -80,32 +83,36 @@ def bench_in_process(moves: list[tuple[GameState, Place]], lexicon: WordList) ->
     print(f"form + words + score only:          p50 {f50:6.1f} µs  p99 {f99:6.1f} µs")
 
 
+def _placement(place: Place) -> bytes:
+    """A placement as the browser sends it."""
+    tiles = [
+        {"row": t.row, "col": t.col, "letter": t.letter, "blank": t.blank} for t in place.tiles
+    ]
+    return json.dumps({"place": {"tiles": tiles}}).encode()
+
+
 def bench_grpc(moves: list[tuple[GameState, Place]]) -> None:
     lexicon = lexicon_process()
     engine = engine_process(lexicon.address)
     try:
+        # The stored state as the engine encodes it (Lexio's own bytes: the bench builds it
+        # from its self-play) and each move as the browser sends it.
         requests = [
             pb.ActRequest(
-                state=codec.state_to_pb(state),
+                game="lexio",
+                table=pb.Table(state=codec.state_to_pb(state).SerializeToString(), options=b"{}"),
                 seat=state.turn,
-                action=pb.Action(
-                    place=pb.Place(
-                        tiles=[
-                            pb.Tile(row=t.row, col=t.col, letter=t.letter, blank=t.blank)
-                            for t in place.tiles
-                        ]
-                    )
-                ),
+                action=_placement(place),
                 now=1.0,
             )
             for state, place in moves
         ]
         print(
-            f"state message: {requests[0].state.ByteSize()} bytes "
+            f"state: {len(requests[0].table.state)} bytes "
             f"(mid-game, {len(moves[0][0].log)} log entries)"
         )
         with grpc.insecure_channel(engine.address) as channel:
-            stub = engine_pb2_grpc.EngineStub(channel)
+            stub = game_pb2_grpc.EngineStub(channel)
             for request in requests[:50]:
                 stub.Act(request, timeout=10)  # warm-up
             samples = []
@@ -115,7 +122,7 @@ def bench_grpc(moves: list[tuple[GameState, Place]]) -> None:
                     t0 = time.perf_counter_ns()
                     reply = stub.Act(request, timeout=10)
                     samples.append(time.perf_counter_ns() - t0)
-                    assert reply.outcome.accepted
+                    assert reply.accepted, reply.refusal
             rate = len(samples) / (time.perf_counter() - started)
             p50, p99 = percentiles_us(samples)
             with ThreadPoolExecutor(GRPC_CONCURRENCY) as pool:

@@ -235,6 +235,8 @@ class Stack:
         )  # fmt: skip
         _wait_ready(lexicon)
         engine_port, engine_metrics = free_port(), free_port()
+        # Every game is served through lexio.game.v1.Engine; ready once Lexio's health name
+        # (the lobby's for it) serves, as it does once the engine sees its lexicon.
         engine = self._spawn(
             "engine", "lexio-engine", engine_port, engine_metrics,
             ("grpc", "lexio.engine.v1.Engine"),

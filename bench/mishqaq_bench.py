@@ -6,16 +6,19 @@ timed through the live path: examine (turn, pause, form M17–M21, rack, reserve
 look-up of every reading in an in-memory lexicon holding the words, conclude (board, rack,
 draw, clock, log).
 
-Then the same placements go through the real ``lexio-engine`` process's al-Mishqaq service
-(``Act``), which asks the real ``lexio-lexicon`` process (the shipped fr, en and ar lists) in
-one batched call: the round trip a gateway sees. Words of the self-play are random, so most
-are refused ``unknown_words`` — the same work (form, one look-up, conclude) as an accepted one.
+Then the same placements go through the real ``lexio-engine`` process's one contract
+(``lexio.game.v1.Engine``, ``Act`` with the game ``mishqaq``: the state's bytes and the
+placement's JSON in, the step's JSON views out), which asks the real ``lexio-lexicon`` process
+(the shipped fr, en and ar lists) in one batched call: the round trip a gateway sees. Words of
+the self-play are random, so most are refused ``unknown_words`` — the same work (form, one
+look-up, conclude) as an accepted one.
 
 Run: ``.venv/bin/python bench/mishqaq_bench.py`` (about 20 s). Target: in-process p50 ≤ 100 µs.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -24,8 +27,8 @@ from dataclasses import replace
 import grpc
 from benchlib import ServiceProcess, lexicon_process, machine, percentiles_us
 
-from lexio.mishqaq.v1 import engine_pb2 as pb
-from lexio.mishqaq.v1 import engine_pb2_grpc
+from lexio.game.v1 import game_pb2 as pb
+from lexio.game.v1 import game_pb2_grpc
 from lexio_engine.mishqaq import codec
 from mishqaq_rules import (
     RED_SQUARES,
@@ -156,22 +159,24 @@ def main() -> None:
     bench_grpc(state, samples, now)
 
 
-def _placement(place: Place) -> pb.Action:
-    return pb.Action(
-        place=pb.Place(
-            tiles=[
-                pb.Placement(row=t.row, col=t.col, tile=t.tile.text, as_letter=t.as_letter or "")
-                for t in place.tiles
-            ]
-        )
-    )
+def _placement(place: Place) -> bytes:
+    """A placement as the browser sends it (``as``: what a blank stands for)."""
+    tiles: list[dict[str, object]] = []
+    for t in place.tiles:
+        tile: dict[str, object] = {"row": t.row, "col": t.col, "tile": t.tile.text}
+        if t.as_letter:
+            tile["as"] = t.as_letter
+        tiles.append(tile)
+    return json.dumps({"place": {"tiles": tiles}}, ensure_ascii=False).encode()
 
 
 def bench_grpc(state: GameState, samples: list[Place], now: float) -> None:
-    side = pb.SIDE_LATIN if state.turn is Side.LATIN else pb.SIDE_ARABIC
-    message = codec.state_to_pb(state)
+    # The table's options as the lobby fixes them by default: the host (seat 0) plays Latin.
+    seat = 0 if state.turn is Side.LATIN else 1
+    table = pb.Table(state=codec.state_to_pb(state).SerializeToString(), options=b"{}")
     requests = [
-        pb.ActRequest(state=message, side=side, action=_placement(p), now=now) for p in samples
+        pb.ActRequest(game="mishqaq", table=table, seat=seat, action=_placement(p), now=now)
+        for p in samples
     ]
     lexicon = lexicon_process()
     engine = ServiceProcess(
@@ -185,7 +190,7 @@ def bench_grpc(state: GameState, samples: list[Place], now: float) -> None:
     )
     try:
         with grpc.insecure_channel(engine.address) as channel:
-            stub = engine_pb2_grpc.EngineStub(channel)
+            stub = game_pb2_grpc.EngineStub(channel)
             for request in requests[:20]:  # warm the channel and both processes
                 stub.Act(request, timeout=10)
             timings: list[int] = []
@@ -196,7 +201,7 @@ def bench_grpc(state: GameState, samples: list[Place], now: float) -> None:
                     began = time.perf_counter_ns()
                     reply = stub.Act(request, timeout=10)
                     timings.append(time.perf_counter_ns() - began)
-                    key = "accepted" if reply.outcome.accepted else reply.outcome.reason
+                    key = "accepted" if reply.accepted else json.loads(reply.refusal)["reason"]
                     outcomes[key] = outcomes.get(key, 0) + 1
             rate = len(timings) / (time.perf_counter() - started)
             with ThreadPoolExecutor(GRPC_CONCURRENCY) as pool:

@@ -4,8 +4,9 @@ Lexio: 30 finished games of 2–4 players played from their seeds to their end b
 tests' own generator (tests/support/lexio_review_games.py: exchanges, blanks, both endings).
 al-Mishqaq: one game of seeded self-play (mishqaq_bench's mid-game, 40 placements), then a
 resignation. Each game is reviewed, every seat, in-process (the rules' replay from the seed,
-the record and the steps) and through the real ``lexio-engine`` process's ``Review`` RPC (the
-state in, the record and every step's view out), sequentially over loopback.
+the record and the steps) and through the real ``lexio-engine`` process's one contract
+(``lexio.game.v1.Engine``, ``Review``: the state's bytes in, the record and every step's view
+out as JSON), sequentially over loopback.
 
 Run: ``.venv/bin/python bench/review_bench.py`` (about 30 s).
 """
@@ -22,10 +23,8 @@ import grpc
 from benchlib import engine_process, lexicon_process, machine, percentiles_us
 from mishqaq_bench import SEED, mid_game
 
-from lexio.engine.v1 import engine_pb2 as lexio_pb
-from lexio.engine.v1 import engine_pb2_grpc as lexio_grpc
-from lexio.mishqaq.v1 import engine_pb2 as mishqaq_pb
-from lexio.mishqaq.v1 import engine_pb2_grpc as mishqaq_grpc
+from lexio.game.v1 import game_pb2 as pb
+from lexio.game.v1 import game_pb2_grpc
 from lexio_engine.lexio import codec as lexio_codec
 from lexio_engine.mishqaq import codec as mishqaq_codec
 from lexio_rules.review import review as lexio_review
@@ -90,11 +89,15 @@ def main() -> None:
     engine = engine_process(lexicon.address)
     try:
         with grpc.insecure_channel(engine.address) as channel:
-            lexio_stub = lexio_grpc.EngineStub(channel)
-            mishqaq_stub = mishqaq_grpc.EngineStub(channel)
+            stub = game_pb2_grpc.EngineStub(channel)
             requests = [
-                lexio_pb.ReviewRequest(
-                    state=lexio_codec.state_to_pb(g.final), seat=seat, players=list(g.players)
+                pb.ReviewRequest(
+                    game="lexio",
+                    table=pb.Table(
+                        state=lexio_codec.state_to_pb(g.final).SerializeToString(), options=b"{}"
+                    ),
+                    seat=seat,
+                    players=list(g.players),
                 )
                 for g in games
                 for seat in range(len(g.players))
@@ -104,16 +107,22 @@ def main() -> None:
             for _ in range(ROUNDS):
                 for request in requests:
                     began = time.perf_counter_ns()
-                    reply = lexio_stub.Review(request, timeout=30)
+                    reply = stub.Review(request, timeout=30)
                     lexio_timings.append(time.perf_counter_ns() - began)
                     reply_bytes.append(reply.ByteSize())
-            state = mishqaq_codec.state_to_pb(mishqaq)
+            # The table's default options: the host (seat 0) plays Latin, seat 1 Arabic.
+            table = pb.Table(
+                state=mishqaq_codec.state_to_pb(mishqaq).SerializeToString(), options=b"{}"
+            )
             mishqaq_timings: list[int] = []
             for _ in range(ROUNDS * 10):
-                for side_pb in (mishqaq_pb.SIDE_LATIN, mishqaq_pb.SIDE_ARABIC):
+                for seat in (0, 1):
                     began = time.perf_counter_ns()
-                    mishqaq_reply = mishqaq_stub.Review(
-                        mishqaq_pb.ReviewRequest(state=state, side=side_pb), timeout=30
+                    mishqaq_reply = stub.Review(
+                        pb.ReviewRequest(
+                            game="mishqaq", table=table, seat=seat, players=["Ana", "Bruno"]
+                        ),
+                        timeout=30,
                     )
                     mishqaq_timings.append(time.perf_counter_ns() - began)
     finally:
@@ -121,9 +130,9 @@ def main() -> None:
         lexicon.stop()
     print("== gRPC Review over loopback (the engine process) ==")
     print(_line("Lexio", lexio_timings))
-    print(f"Lexio ReviewResponse: median {sorted(reply_bytes)[len(reply_bytes) // 2]} bytes")
+    print(f"Lexio ReviewReply: median {sorted(reply_bytes)[len(reply_bytes) // 2]} bytes")
     print(_line("al-Mishqaq", mishqaq_timings))
-    print(f"al-Mishqaq ReviewResponse: {mishqaq_reply.ByteSize()} bytes")
+    print(f"al-Mishqaq ReviewReply: {mishqaq_reply.ByteSize()} bytes")
 
 
 if __name__ == "__main__":

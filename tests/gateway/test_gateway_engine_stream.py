@@ -8,8 +8,9 @@ with LEXIO_GATEWAY_ENGINE_STREAM=0.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 import pytest
@@ -17,17 +18,23 @@ from gateway_play import bot, play_one_turn, started_game
 from lexio_testing import GatewayFactory, LoopThread
 from prometheus_client import REGISTRY
 
-from lexio.engine.v1 import engine_pb2 as pb
-from lexio.engine.v1 import engine_pb2_grpc
+from lexio.game.v1 import game_pb2 as pb
+from lexio.game.v1 import game_pb2_grpc
 from lexio_common.grpc_service import RunningServer, start_grpc_server
-from lexio_engine.lexio.servicer import LexioServicer as EngineServicer
+from lexio_engine.games import GAMES
+from lexio_engine.lexicon_client import LexiconClient
+from lexio_engine.registry import EngineContext
 from lexio_engine.server import RunningEngine
+from lexio_engine.service import EngineService
 from lexio_gateway.games.contract import BadActionError, GameUnavailableError
 from lexio_gateway.games.engine_call import EngineCaller
 from lexio_rules import LexiconUnavailableError
 
 T = TypeVar("T")
-SERVICE = "lexio.engine.v1.Engine"
+#: The one service every game is served through (the gRPC metrics' grpc_service label).
+SERVICE = "lexio.game.v1.Engine"
+GAME = "lexio"
+PASS: dict[str, Any] = {"pass_turn": {}}
 
 
 def _started(method: str, grpc_type: str) -> float:
@@ -37,6 +44,10 @@ def _started(method: str, grpc_type: str) -> float:
 
 def _run(loop_thread: LoopThread, coro: Coroutine[Any, Any, T]) -> T:
     return loop_thread.run(coro, timeout=30)
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
 
 
 @pytest.mark.parametrize(("stream", "streams_opened"), [(True, 1), (False, 0)])
@@ -61,18 +72,26 @@ def test_a_game_sends_its_moves_over_one_stream_unless_turned_off(
     assert _started("Act", "unary") - acts == 6
 
 
-def _act_request(state: bytes = b"") -> pb.ActRequest:
+def _act_request(state: bytes = b"", action: Any = PASS) -> pb.ActRequest:
     return pb.ActRequest(
-        state=pb.GameState.FromString(state),
+        game=GAME,
+        table=pb.Table(state=state, options=b"{}"),
         seat=0,
-        action=pb.Action(pass_turn=pb.Pass(cause=pb.PASS_CAUSE_PLAYER)),
+        action=_json(action),
         now=1.0,
     )
 
 
-async def _new_game(caller: EngineCaller) -> bytes:
-    reply = await caller("StartGame", pb.StartGameRequest(players=2, seed=5, now=1.0))
-    return bytes(reply.state.SerializeToString())
+async def _new_game(caller: EngineCaller) -> pb.Step:
+    return cast(
+        pb.Step,
+        await caller("Start", pb.StartRequest(game=GAME, seats=2, options=b"{}", seed=5, now=1.0)),
+    )
+
+
+def _turn(step: pb.Step) -> int:
+    """The turn seat 0's view of ``step`` shows."""
+    return int(json.loads(step.views[0])["turn"])
 
 
 def test_the_stream_answers_and_fails_as_the_unary_call_does(
@@ -81,13 +100,13 @@ def test_the_stream_answers_and_fails_as_the_unary_call_does(
     async def scenario(streamed: bool) -> tuple[int, str, str]:
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{engine_server.port}")
         caller = EngineCaller(
-            engine_pb2_grpc.EngineStub(channel),
-            game="lexio",
+            game_pb2_grpc.EngineStub(channel),
+            game=GAME,
             timeout=5.0,
             streamed={"Act": pb.ActCall} if streamed else None,
         )
         try:
-            state = await _new_game(caller)
+            state = (await _new_game(caller)).state
             reply = await caller("Act", _act_request(state))
             bad = _act_request(state)
             bad.seat = 9
@@ -97,13 +116,13 @@ def test_the_stream_answers_and_fails_as_the_unary_call_does(
             except BadActionError:
                 refused = "bad_action"
             broken = _act_request(state)
-            broken.action.Clear()
+            broken.ClearField("act")  # neither a player's action nor the clock's
             try:
                 await caller("Act", broken)
                 empty = "accepted"
             except BadActionError:
                 empty = "bad_action"
-            return reply.views[0].turn, refused, empty
+            return _turn(reply), refused, empty
         finally:
             await channel.close()
 
@@ -112,57 +131,71 @@ def test_the_stream_answers_and_fails_as_the_unary_call_does(
 
 
 class _WordlessLexicon:
+    """A lexicon that never answers: Lexio's one question (R17) is unavailable."""
+
     async def unknown(self, words: Any) -> list[str]:
         raise LexiconUnavailableError("UNAVAILABLE")
 
 
-class _OlderEngine(EngineServicer):
+class _OlderEngine(EngineService):
     """An engine from before the stream: the generated base answers UNIMPLEMENTED."""
 
-    ActStream = engine_pb2_grpc.EngineServicer.ActStream  # type: ignore[assignment]
+    ActStream = game_pb2_grpc.EngineServicer.ActStream  # type: ignore[assignment]
 
 
-async def _serve(servicer: EngineServicer) -> RunningServer:
+def _engine(servicer_type: type[EngineService]) -> EngineService:
+    """Every registered game, built as the engine process builds them, on a lexicon that
+    never answers (only Lexio's question is asked here) and a 60 s turn."""
+    lexicon = cast(LexiconClient, _WordlessLexicon())
+    context = EngineContext(lexicon=lexicon, turn_seconds=60.0)
+    return servicer_type({game.name: game.build(context) for game in GAMES})
+
+
+async def _serve(servicer: EngineService) -> RunningServer:
     def register(server: grpc.aio.Server) -> None:
-        engine_pb2_grpc.add_EngineServicer_to_server(servicer, server)
+        game_pb2_grpc.add_EngineServicer_to_server(servicer, server)
 
     return await start_grpc_server(
         host="127.0.0.1", port=0, register=register, service_names=[SERVICE]
     )
 
 
-@pytest.mark.parametrize("servicer_type", [EngineServicer, _OlderEngine])
+def _tile(row: int, col: int, letter: str) -> dict[str, Any]:
+    """A rack's tile placed at (row, col); a blank stands for E."""
+    if letter == "?":
+        return {"row": row, "col": col, "letter": "E", "blank": True}
+    return {"row": row, "col": col, "letter": letter}
+
+
+@pytest.mark.parametrize("servicer_type", [EngineService, _OlderEngine])
 def test_an_engine_without_its_lexicon_is_unavailable_and_an_older_one_is_asked_unary(
-    loop_thread: LoopThread, servicer_type: type[EngineServicer]
+    loop_thread: LoopThread, servicer_type: type[EngineService]
 ) -> None:
     """A placement needs the lexicon: UNAVAILABLE in-band becomes GameUnavailableError; a pass
     does not, and is answered, by the stream or (an older engine) by a unary call."""
 
     async def scenario() -> tuple[str, int, float]:
-        running = await _serve(servicer_type(_WordlessLexicon(), default_turn_seconds=60.0))
+        running = await _serve(_engine(servicer_type))
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
         caller = EngineCaller(
-            engine_pb2_grpc.EngineStub(channel),
-            game="lexio",
+            game_pb2_grpc.EngineStub(channel),
+            game=GAME,
             timeout=5.0,
             streamed={"Act": pb.ActCall},
         )
         unary_before = _started("Act", "unary")
         try:
-            state = await _new_game(caller)
-            game = pb.GameState.FromString(state)
-            place = _act_request(state)
-            rack = game.racks[0]
-            place.action.Clear()
-            place.action.place.tiles.add(row=6, col=5, letter=rack[0].replace("?", "E"))
-            place.action.place.tiles.add(row=6, col=6, letter=rack[1].replace("?", "E"))
+            started = await _new_game(caller)
+            rack = json.loads(started.views[0])["rack"]
+            tiles = [_tile(6, 5, rack[0]), _tile(6, 6, rack[1])]
+            place = _act_request(started.state, {"place": {"tiles": tiles}})
             try:
                 await caller("Act", place)
                 placed = "answered"
             except GameUnavailableError:
                 placed = "unavailable"
-            passed = await caller("Act", _act_request(state))
-            return placed, passed.views[0].turn, _started("Act", "unary") - unary_before
+            passed = await caller("Act", _act_request(started.state))
+            return placed, _turn(passed), _started("Act", "unary") - unary_before
         finally:
             await channel.close()
             await running.stop(0)

@@ -20,11 +20,12 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from gateway_play import pass_to_the_end, started_game, to_play
 from hypothesis import given, settings
@@ -45,15 +46,16 @@ from mishqaq_play import PASS, mishqaq_table, to_move
 from lexio_client import GatewayClient, ServerError
 from lexio_common.grpc_service import RunningServer
 from lexio_engine.server import RunningEngine
+from lexio_gateway.games import GameAdapter, GameTable, build_adapter
 from lexio_gateway.games.contract import BadActionError
-from lexio_gateway.games.lexio import LexioAdapter
-from lexio_gateway.games.mishqaq import DEFAULT_OPTIONS
-from lexio_gateway.games.mishqaq import action_message as mishqaq_action
-from lexio_gateway.games.shape import INT32_MAX, INT32_MIN
 from lexio_gateway.lobby_client import INT64_MAX, INT64_MIN, LobbyError, _options_pb
+from lexio_lobby.server import DEFAULT_GAMES as LOBBY_GAMES
 from lexio_lobby.server import LobbyConfig, RunningLobby, start_lobby
 
 GAMES = ("lexio", "mishqaq")
+#: The protocol's bounds of a cell's ``row`` and ``col`` (docs/protocol.md: 32-bit integers).
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
 BEYOND_INT32 = (2**31, -(2**31) - 1, 2**63, 10**31)
 BEYOND_INT64 = (2**63, -(2**63) - 1, 2**64, 10**31)
 
@@ -247,31 +249,69 @@ INTEGERS = st.sampled_from(EDGES) | st.integers(min_value=-(10**31), max_value=1
 
 
 def _numeric_fields(n: int) -> list[tuple[str, dict[str, Any]]]:
-    """Every numeric field of every action of both games, holding ``n``."""
+    """Every numeric field of every action of both games, holding ``n``. A placement's second
+    tile is on the next row, so that no ``n`` puts two tiles on one cell (an action the engine
+    cannot state either, whatever its numbers)."""
     place = {"row": 10, "col": 1, "tile": "C"}
     letter = {"row": 6, "col": 6, "letter": "A"}
     return [
         ("mishqaq", {"swap": {"row": n, "col": 1}}),
         ("mishqaq", {"swap": {"row": 1, "col": n, "tile": "R"}}),
         ("mishqaq", {"place": {"tiles": [{**place, "row": n}]}}),
-        ("mishqaq", {"place": {"tiles": [place, {**place, "col": n}]}}),
+        ("mishqaq", {"place": {"tiles": [place, {**place, "row": 11, "col": n}]}}),
         ("lexio", {"place": {"tiles": [{**letter, "row": n}]}}),
-        ("lexio", {"place": {"tiles": [letter, {**letter, "col": n, "blank": True}]}}),
+        ("lexio", {"place": {"tiles": [letter, {**letter, "row": 7, "col": n, "blank": True}]}}),
     ]
+
+
+_NOW = 1_000_000.0
+"""The instant of every call of the adapters' tables below: no clock falls due."""
+
+
+@pytest.fixture(scope="module")
+def adapters(
+    loop_thread: LoopThread, engine_server: RunningEngine
+) -> Iterator[Mapping[str, tuple[GameAdapter, GameTable]]]:
+    """Each game's adapter, as the gateway builds it, on the real engine, with a new table."""
+
+    async def built(channel: grpc.aio.Channel) -> dict[str, tuple[GameAdapter, GameTable]]:
+        tables: dict[str, tuple[GameAdapter, GameTable]] = {}
+        for game in GAMES:
+            adapter = build_adapter(game, channel, 5.0, {})
+            step = await adapter.start(2, {}, seed=1, now=_NOW)
+            tables[game] = (adapter, GameTable(step.state, clock=step.clock))
+        return tables
+
+    channel = loop_thread.run(_channel(f"127.0.0.1:{engine_server.port}"))
+    try:
+        yield loop_thread.run(built(channel), timeout=30)
+    finally:
+        loop_thread.run(channel.close())
+
+
+async def _channel(address: str) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(address)  # on the loop that uses it
 
 
 @settings(max_examples=300, deadline=None)
 @given(INTEGERS)
-def test_every_numeric_field_of_every_action_takes_any_integer_or_refuses_it(n: int) -> None:
+def test_every_numeric_field_of_every_action_takes_any_integer_or_refuses_it(
+    loop_thread: LoopThread, adapters: Mapping[str, tuple[GameAdapter, GameTable]], n: int
+) -> None:
     """An integer an ``int32`` holds reaches the engine (the rules refuse a cell off the
-    board, ``off_board``); any other is ``bad_action``: never an exception of protobuf's."""
+    board, ``off_board``); any other is ``bad_action``: never an exception of protobuf's.
+    Through each game's adapter to the real engine, which reads the actions now."""
+
+    async def act(game: str, action: dict[str, Any]) -> None:
+        adapter, table = adapters[game]
+        await adapter.act(table, 0, action, _NOW)
+
     for game, action in _numeric_fields(n):
-        build = mishqaq_action if game == "mishqaq" else LexioAdapter._action
         if INT32_MIN <= n <= INT32_MAX:
-            build(action)
+            loop_thread.run(act(game, action))
         else:
             with pytest.raises(BadActionError):
-                build(action)
+                loop_thread.run(act(game, action))
 
 
 @settings(max_examples=300, deadline=None)
@@ -279,7 +319,7 @@ def test_every_numeric_field_of_every_action_takes_any_integer_or_refuses_it(n: 
 def test_every_option_takes_any_integer_or_is_invalid_option(n: int) -> None:
     """Every option of both games (and a name no game has) with any integer: the lobby's
     message, or ``invalid_option`` when int64 cannot hold it (the lobby judges the rest)."""
-    names = [*DEFAULT_OPTIONS, "x"]
+    names = [option.name for game in LOBBY_GAMES for option in game.options] + ["x"]
     for name in names:
         if INT64_MIN <= n <= INT64_MAX:
             assert _options_pb({name: n})[name].integer == n

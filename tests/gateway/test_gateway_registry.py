@@ -1,9 +1,10 @@
 """The gateway tier's registry (issue 24): one :class:`GatewayGame` per game, one list of the
 games this build ships (``lexio_gateway/games/site.py``), and everything else derived from it:
-the adapters, the metrics' label sets, the protocol's action names, the games served by
-default and the game a ``create`` that names none opens. And the promise it keeps with the
-lobby's and the operations' tiers: no file of theirs names a game outside the game's own files
-and the one list per tier."""
+the adapters (the one adapter over the engine's one contract, built from each registration),
+the metrics' label sets, the protocol's action names, the games served by default and the game
+a ``create`` that names none opens. And the promise it keeps with the lobby's and the
+operations' tiers: no file of theirs names a game outside the game's own files and the one
+list per tier."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from lexio_testing import GatewayFactory, LoopThread
+from prometheus_client import REGISTRY as REGISTRY_OF_METRICS
 
 import lexio_gateway.games
 from lexio_client import GatewayClient
@@ -24,19 +27,21 @@ from lexio_engine.games import GAMES as ENGINE_GAMES
 from lexio_gateway.config import DEFAULT_GAMES, GameEndpoint, GatewayConfig
 from lexio_gateway.games import (
     ACTION_KINDS,
-    ADAPTER_TYPES,
     GAMES,
     METRIC_LABELS,
     REGISTRY,
     GatewayGame,
+    build_adapter,
 )
+from lexio_gateway.games.adapter import ENGINE_RPCS, EngineGameAdapter
 from lexio_gateway.games.registry import registry_of
 from lexio_lobby.games import SITE_GAMES_FILE
 from lexio_lobby.server import DEFAULT_GAMES as LOBBY_GAMES
 from lexio_lobby.server import RunningLobby
 
-#: The modules of lexio_gateway.games that are no game's: the contract and its helpers.
-SHARED_MODULES = {"contract", "engine_call", "registry", "shape", "site"}
+#: The modules of lexio_gateway.games that are no game's: the contract, the one adapter and
+#: their helpers.
+SHARED_MODULES = {"adapter", "contract", "engine_call", "registry", "site"}
 
 
 def _adapter_modules() -> list[Any]:
@@ -59,15 +64,63 @@ def test_every_adapter_module_registers_itself_once_and_is_listed() -> None:
 
 def test_the_registry_is_derived_from_the_list() -> None:
     names = [game.name for game in GAMES]
-    assert list(REGISTRY) == list(ADAPTER_TYPES) == list(METRIC_LABELS) == names
+    assert list(REGISTRY) == list(METRIC_LABELS) == names
     for game in GAMES:
-        assert ADAPTER_TYPES[game.name] is game.build
+        assert REGISTRY[game.name] is game
         assert METRIC_LABELS[game.name] is game.metric_labels
         assert game.action_kinds == game.metric_labels.actions
         assert set(game.action_kinds) <= ACTION_KINDS
     assert frozenset(k for game in GAMES for k in game.action_kinds) == ACTION_KINDS
     with pytest.raises(ValueError, match="registered twice"):
         registry_of([GAMES[0], GAMES[0]])
+
+
+def _built(loop_thread: LoopThread, game: str, settings: dict[str, Any]) -> object:
+    """What ``build_adapter`` gives ``game`` with ``settings`` (on a channel it never calls),
+    or the ValueError it raised."""
+
+    async def build() -> object:
+        channel = grpc.aio.insecure_channel("127.0.0.1:1")  # never called here
+        try:
+            return build_adapter(game, channel, 1.0, settings)
+        except ValueError as e:
+            return e
+        finally:
+            await channel.close()
+
+    return loop_thread.run(build())
+
+
+def _engine_call_series(game: str, rpc: str) -> float | None:
+    labels = {"game": game, "rpc": rpc, "outcome": "ok"}
+    return REGISTRY_OF_METRICS.get_sample_value("lexio_gateway_engine_call_seconds_count", labels)
+
+
+def test_every_registered_game_is_built_by_the_one_adapter(loop_thread: LoopThread) -> None:
+    """``build_adapter`` gives each game the one adapter over the engine's one contract, named
+    as the game, with its series of every engine call at 0; a game the gateway does not have
+    is a ValueError."""
+    for game in GAMES:
+        built = _built(loop_thread, game.name, {})
+        assert isinstance(built, EngineGameAdapter), (game.name, built)
+        assert built.name == game.name
+        assert game.metric_labels.engine_rpcs == ENGINE_RPCS
+        for rpc in ENGINE_RPCS:
+            assert _engine_call_series(game.name, rpc) is not None, (game.name, rpc)
+    unknown = "no-such-game"
+    assert unknown not in REGISTRY
+    assert isinstance(_built(loop_thread, unknown, {}), ValueError)
+
+
+def test_a_games_unknown_setting_is_a_value_error_when_its_adapter_is_built(
+    loop_thread: LoopThread,
+) -> None:
+    """A configuration (``LEXIO_GATEWAY_GAMES``'s ``settings``) that gives a game a setting it
+    does not have fails when the gateway builds the game's adapter, not at its first table."""
+    for game in GAMES:
+        refused = _built(loop_thread, game.name, {"no_such_setting": 1})
+        assert isinstance(refused, ValueError), (game.name, refused)
+        assert "no_such_setting" in str(refused), (game.name, refused)
 
 
 def test_without_configuration_the_gateway_serves_every_game_on_the_site_engine() -> None:

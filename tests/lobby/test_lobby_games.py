@@ -20,6 +20,7 @@ from lobby_fixtures import CARDS, PARTY, LobbyHarness, lobby_config, refusal
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio_common.config import ConfigError
 from lexio_common.grpc_service import RunningServer, start_grpc_server
+from lexio_engine.games import GAMES as ENGINE_GAMES
 from lexio_engine.server import EngineConfig, RunningEngine, start_engine
 from lexio_lobby import games as lobby_games
 from lexio_lobby.games import GameConfigError, GameSpec, parse_games, site_games
@@ -159,7 +160,10 @@ def test_readiness_follows_the_health_check_with_a_short_cache(
 def test_lexio_is_refused_while_its_engine_cannot_reach_a_lexicon(
     make_lobby: Callable[..., LobbyHarness], loop_thread: LoopThread
 ) -> None:
-    """R18 along the real chain: engine up, lexicon down, so the engine is not ready."""
+    """R18 along the real chain: engine up, lexicon down, so the engine is not ready for
+    Lexio. The same engine is ready for a game that asks no words (the first such registered
+    game): its health name is SERVING while the process is (since the one engine contract;
+    before, every game's health followed the lexicon's)."""
     engine: RunningEngine = loop_thread.run(
         start_engine(
             EngineConfig(
@@ -171,9 +175,14 @@ def test_lexio_is_refused_while_its_engine_cannot_reach_a_lexicon(
         )
     )
     try:
-        lexio = GameSpec("lexio", 2, 4, f"127.0.0.1:{engine.port}", "lexio.engine.v1.Engine")
-        lobby = make_lobby(lexio)
+        address = f"127.0.0.1:{engine.port}"
+        lexio = GameSpec("lexio", 2, 4, address, "lexio.engine.v1.Engine")
+        wordless = next(g for g in ENGINE_GAMES if not g.asks_words)
+        lobby = make_lobby(lexio, GameSpec(wordless.name, 2, 2, address, wordless.health_name))
         assert refusal(lobby.create, game="lexio") == UNAVAILABLE
+        assert lobby.create(game=wordless.name).table.game == wordless.name
+        games = lobby.stub.ListGames(pb.ListGamesRequest()).games
+        assert {g.name: g.available for g in games} == {"lexio": False, wordless.name: True}
     finally:
         loop_thread.run(engine.stop(0))
 

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 from mishqaq_positions import ANY, NONE
 
-from lexio_engine import cli
+from lexio_cli import main as cli
 from mishqaq_rules.actions import (
     Action,
     Pass,

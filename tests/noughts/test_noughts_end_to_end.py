@@ -21,7 +21,7 @@ NOUGHTS = {
     "name": "noughts",
     "min_seats": 2,
     "max_seats": 2,
-    "health_service": "lexio.noughts.v1.Engine",
+    "health_service": "lexio.game.v1.Engine/noughts",
 }
 LEXIO = {
     "name": "lexio",

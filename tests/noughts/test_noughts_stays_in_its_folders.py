@@ -13,15 +13,15 @@ ROOT = Path(__file__).resolve().parents[2]
 GAME = "noughts"
 
 OWN_PLACES = (
-    "proto/lexio/noughts/",
     "services/engine/noughts_rules/",
-    "services/engine/lexio_engine/noughts/",
+    "services/engine/lexio_engine/noughts.py",
     "services/gateway/lexio_gateway/games/noughts.py",
     "services/gateway/lexio_gateway/static/js/games/noughts/",
     "tests/noughts/",
     "docs/noughts.md",
 )
-"""The game's own folders: its rules, engine service, adapter, client module, tests, doc."""
+"""The game's own places: its rules, its engine and gateway registrations, client module, tests,
+doc."""
 
 TIER_LISTS = (
     "services/engine/lexio_engine/games.py",
@@ -81,4 +81,4 @@ def test_the_check_sees_a_file_that_names_it() -> None:
     assert not _allowed("services/lobby/lexio_lobby/site_games.json")
     assert not _allowed("services/gateway/lexio_gateway/static/js/home.js")
     assert not _allowed("deploy/base/lobby.yaml")
-    assert _allowed("services/engine/lexio_engine/noughts/codec.py")
+    assert _allowed("services/engine/lexio_engine/noughts.py")

@@ -169,7 +169,7 @@ def test_codes_are_spelt_as_in_go() -> None:
 
 
 def test_split_method() -> None:
-    assert split_method("/lexio.engine.v1.Engine/Act") == ("lexio.engine.v1.Engine", "Act")
+    assert split_method("/lexio.game.v1.Engine/Act") == ("lexio.game.v1.Engine", "Act")
     assert split_method("nonsense") == ("unknown", "nonsense")
 
 

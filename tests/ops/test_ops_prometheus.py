@@ -38,12 +38,12 @@ from ops_prometheus import (
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
-from lexio.engine.v1 import engine_pb2
+from lexio.game.v1 import game_pb2
 from lexio.lexicon.v1 import lexicon_pb2, lexicon_pb2_grpc
 from lexio.lobby.v1 import lobby_pb2
-from lexio.mishqaq.v1 import engine_pb2 as mishqaq_pb2
 from lexio_client import GatewayClient
 from lexio_common.streamed_calls import unary_methods
+from lexio_engine.games import GAMES as ENGINE_GAMES
 from lexio_engine.metrics import OUTCOMES as ENGINE_OUTCOMES
 from lexio_gateway.games import METRIC_LABELS
 from lexio_gateway.metrics import CALL_OUTCOMES, LATENCY_BUCKETS, TURN_OUTCOMES
@@ -202,7 +202,8 @@ def _play_and_check(
     # by how it ended and timed once, by the gRPC server ...
     acts = 'lexio_engine_calls_total{job="engine",game="lexio",rpc="Act"}'
     prometheus.wait_for(f"sum({acts})", turns)
-    engine_act = 'job="engine",grpc_service="lexio.engine.v1.Engine",grpc_method="Act"'
+    # Every game's calls are the one contract's (only Lexio is played here).
+    engine_act = 'job="engine",grpc_service="lexio.game.v1.Engine",grpc_method="Act"'
     prometheus.wait_for(f'sum(grpc_server_handled_total{{{engine_act},grpc_code="OK"}})', turns)
     prometheus.wait_for(f"sum(grpc_server_handling_seconds_count{{{engine_act}}})", turns)
     # ... placements asked the lexicon, the lobby created and joined one table.
@@ -289,7 +290,11 @@ def _methods(descriptor: FileDescriptor, service: str) -> list[str]:
 
 def test_each_server_hop_has_one_latency_histogram(idle: Monitored) -> None:
     """Issue 17: the engine's and the lobby's calls are timed once, by the gRPC server; their
-    own metrics count what a status code cannot say."""
+    own metrics count what a status code cannot say. The engine serves every game through one
+    service, so the server's histogram is all games' together: its own
+    ``lexio_engine_call_seconds`` times each game's calls (by game and RPC), and that is the
+    only other one."""
+    own = {"engine": {"lexio_engine_call_seconds"}, "lobby": set()}
     for service in ("engine", "lobby"):
         text = http_text(idle.stack[service].metrics_url)
         per_call = {
@@ -298,7 +303,7 @@ def test_each_server_hop_has_one_latency_histogram(idle: Monitored) -> None:
             if family.type == "histogram"
             and any({"rpc", "method", "grpc_method"} & set(s.labels) for s in family.samples)
         }
-        assert per_call == {"grpc_server_handling_seconds"}, service
+        assert per_call == {"grpc_server_handling_seconds", *own[service]}, service
     engine = _series(
         _samples(idle, "engine"), "lexio_engine_calls_total", "game", "rpc", "action", "outcome"
     )
@@ -324,10 +329,8 @@ def test_an_idle_stack_exports_its_label_sets_at_zero(idle: Monitored) -> None:
     """Issue 17: every label set known in advance is there before the first event, at 0."""
     grpc_services = {
         "lexicon": {"lexio.lexicon.v1.Lexicon": _methods(lexicon_pb2.DESCRIPTOR, "Lexicon")},
-        "engine": {
-            "lexio.engine.v1.Engine": _methods(engine_pb2.DESCRIPTOR, "Engine"),
-            "lexio.mishqaq.v1.Engine": _methods(mishqaq_pb2.DESCRIPTOR, "Engine"),
-        },
+        # One service for every game (the games' own services are gone).
+        "engine": {"lexio.game.v1.Engine": _methods(game_pb2.DESCRIPTOR, "Engine")},
         "lobby": {"lexio.lobby.v1.Lobby": _methods(lobby_pb2.DESCRIPTOR, "Lobby")},
     }
     labels = ("grpc_service", "grpc_method", "grpc_code")
@@ -340,19 +343,27 @@ def test_an_idle_stack_exports_its_label_sets_at_zero(idle: Monitored) -> None:
                 assert handled[(name, method, "OK")] == timed[(name, method, "OK")] == 0
         # The health service is registered too (probes have called it: not 0).
         assert (HEALTH, "Check", "OK") in handled and (HEALTH, "Watch", "OK") in handled
+        assert {name for name, _, _ in handled} == {*methods, HEALTH}, service
 
     engine = _samples(idle, "engine")
     calls = _series(engine, "lexio_engine_calls_total", "game", "rpc", "action", "outcome")
-    for game, descriptor, actions in (
-        ("lexio", engine_pb2.DESCRIPTOR, ("none", "place", "exchange", "pass")),
-        ("mishqaq", mishqaq_pb2.DESCRIPTOR, ("none", "place", "swap", "resign", "timeout")),
+    timed_calls = _series(engine, "lexio_engine_call_seconds_count", "game", "rpc")
+    # A question carried by ActStream is counted as the Act it is: no series of its own.
+    rpcs = unary_methods(_methods(game_pb2.DESCRIPTOR, "Engine"))
+    assert rpcs == ("Start", "Act", "View", "Preview", "Review")
+    for game, actions in (
+        ("lexio", ("none", "place", "exchange", "pass")),
+        ("mishqaq", ("none", "place", "swap", "resign", "timeout")),
+        # Every other registered game too, by its registration (the example game among them).
+        *((g.name, ("none", *g.action_kinds)) for g in ENGINE_GAMES),
     ):
-        # A question carried by ActStream is counted as the Act it is: no series of its own.
-        for rpc in unary_methods(_methods(descriptor, "Engine")):
+        for rpc in rpcs:
             for action in actions:
                 for outcome in ENGINE_OUTCOMES:
                     assert calls[(game, rpc, action, outcome)] == 0
-        assert not any(rpc.endswith("Stream") for _, rpc, _, _ in calls)
+            assert timed_calls[(game, rpc)] == 0
+    assert not any(rpc.endswith("Stream") for _, rpc, _, _ in calls)
+    assert not any(rpc.endswith("Stream") for _, rpc in timed_calls)
     lexicon_calls = _series(engine, "lexio_engine_lexicon_call_seconds_count", "lexicon", "outcome")
     assert lexicon_calls == {
         (lexicon, o): 0 for lexicon in ("fr", "en", "ar") for o in ("ok", "error")

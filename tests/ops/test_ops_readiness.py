@@ -6,8 +6,10 @@ processes with each dependency stopped:
   ``unavailable``; the welcome offers no game; ``lexio_gateway_lobby_ready`` says 0 (on the
   gateway's metrics port: the public port answers 404 on ``/metrics``);
 - the lexicon stopped: the engine's process readiness (health name ``readiness``, what its
-  probe asks) stays SERVING while each game's health name mirrors the lexicon (NOT_SERVING, so
-  the lobby stops offering the game: R18); a game in play can still pass.
+  probe asks) stays SERVING while the health name of each game that asks words mirrors the
+  lexicon (NOT_SERVING, so the lobby stops offering the game: R18); a game in play can still
+  pass. A game that asks no words stays SERVING: it can be played without the lexicon
+  (before the one engine contract every game's name followed the lexicon's).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ops_game import started_table, to_play
 
 from lexio_client import GatewayClient, ServerError
 from lexio_common.procs import grpc_serving
+from lexio_engine.games import GAMES as ENGINE_GAMES
 
 
 @pytest.fixture
@@ -142,12 +145,17 @@ def test_the_engine_stays_ready_without_the_lexicon(stack: Stack, loop: LoopThre
         loop.run(_seated(stack.gateway_url, clients), timeout=60)
         assert grpc_serving(engine, "readiness") is True
         assert grpc_serving(engine, "lexio.engine.v1.Engine") is True
+        wordless = [g.health_name for g in ENGINE_GAMES if not g.asks_words]
+        assert wordless and all(grpc_serving(engine, name) is True for name in wordless)
 
         assert stack["lexicon"].terminate() == 0
-        # R18: each game's name follows the lexicon (the lobby stops offering the game)…
+        # R18: each word game's name follows the lexicon (the lobby stops offering it)…
         _eventually(lambda: grpc_serving(engine, "lexio.engine.v1.Engine") is False)
         _eventually(lambda: grpc_serving(engine, "lexio.mishqaq.v1.Engine") is False)
-        # … while the process stays ready (its probe) and alive.
+        # … a game without words stays offered (a deliberate change of the one contract:
+        # its health followed the lexicon's too before) …
+        assert all(grpc_serving(engine, name) is True for name in wordless)
+        # … and the process stays ready (its probe) and alive.
         assert grpc_serving(engine, "readiness") is True
         assert grpc_serving(engine, "") is True
         assert grpc_serving(engine, "liveness") is True

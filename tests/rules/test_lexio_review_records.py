@@ -25,7 +25,7 @@ from lexio_review_games import (
     random_games,
 )
 
-from lexio_engine import cli
+from lexio_cli import main as cli
 from lexio_rules import EndCause, EntryKind, GameState, Lexicon, PassCause, review
 from lexio_rules.record import RecordError, parse_record, replay
 

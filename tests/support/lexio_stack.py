@@ -39,6 +39,9 @@ __all__ = [
 
 BIN = Path(sys.executable).parent
 
+#: The health name each gRPC service is waited for by. The engine serves every game through
+#: one service (lexio.game.v1.Engine); what is waited for is Lexio's health name, SERVING once
+#: the engine's lexicon is, which is also what the lobby asks before offering Lexio.
 GRPC_SERVICES = {
     "lexicon": "lexio.lexicon.v1.Lexicon",
     "engine": "lexio.engine.v1.Engine",

@@ -40,7 +40,9 @@ def catalog(lang: str) -> dict[str, Any]:
 
 
 def game_ids() -> list[str]:
-    return sorted(path.parent.name for path in GAMES.glob("*/index.js"))
+    """The games the client ships, in the list's order (js/games/index.js: the home page's)."""
+    listing = (GAMES / "index.js").read_text("utf-8")
+    return re.findall(r'^import \* as \w+ from "\./([a-z0-9_]+)/index\.js";$', listing, re.M)
 
 
 def scripts() -> list[Path]:
@@ -326,11 +328,14 @@ def test_each_catalog_file_has_the_keys_of_its_french_one(lang: str) -> None:
 def test_each_game_brings_its_own_messages_and_the_site_catalog_names_no_game() -> None:
     """A game's name, home page lines and own messages are in its package's catalog; the
     site's catalog has no key of a game (issue 24: one package per game in the client)."""
-    # The site's two games first, in the home page's order; the example game (issue 24) after.
-    assert game_ids()[:2] == ["lexio", "mishqaq"] and len(game_ids()) == 3
+    # Every game's package is in the list, and the list names only packages (issue 38: what
+    # is checked is every registered game, whatever they are and in the list's order).
+    folders = {path.parent.name for path in GAMES.glob("*/index.js")}
+    assert game_ids() and set(game_ids()) == folders and len(game_ids()) == len(folders)
+    games_keys = ("games.", *(f"{prefix}." for prefix in PREFIXES.values()))
     for lang in LANGUAGES:
         site = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))
-        assert not [key for key in site if key.startswith(("games.", "mq."))], lang
+        assert not [key for key in site if key.startswith(games_keys)], lang
         for game in game_ids():
             own = json.loads((GAMES / game / "i18n" / f"{lang}.json").read_text("utf-8"))
             for field in ("name", "about", "tagline", "players", "words"):

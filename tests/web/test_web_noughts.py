@@ -31,7 +31,7 @@ from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
 from web_pages import Player
 
-from lexio_engine.noughts import SERVICE_NAME
+from lexio_engine.noughts import GAME as NOUGHTS_IN_THE_ENGINE
 from lexio_engine.server import RunningEngine
 from lexio_gateway.config import GameEndpoint
 from lexio_lobby.games import GameSpec
@@ -53,7 +53,11 @@ def noughts_lobby(
     operator would through LEXIO_LOBBY_GAMES: two seats, ready while the engine serves it."""
     engine = f"127.0.0.1:{engine_server.port}"
     noughts = GameSpec(
-        "noughts", min_seats=2, max_seats=2, health_address=engine, health_service=SERVICE_NAME
+        "noughts",
+        min_seats=2,
+        max_seats=2,
+        health_address=engine,
+        health_service=NOUGHTS_IN_THE_ENGINE.health_name,
     )
     config = LobbyConfig(
         host="127.0.0.1",

@@ -143,7 +143,7 @@ def default_metrics() -> GrpcServerMetrics:
 
 
 def split_method(full_method: str) -> tuple[str, str]:
-    """``/lexio.engine.v1.Engine/Act`` → (``lexio.engine.v1.Engine``, ``Act``)."""
+    """``/lexio.game.v1.Engine/Act`` → (``lexio.game.v1.Engine``, ``Act``)."""
     service, _, method = full_method.lstrip("/").rpartition("/")
     return (service or "unknown", method or "unknown")
 

@@ -105,15 +105,16 @@ class RunningServer:
     handlers: _HandlerTasks = field(default_factory=_HandlerTasks)
     """Ended at :meth:`stop`, once the server has stopped: the handlers it left running."""
 
-    async def set_serving(self, serving: bool) -> None:
-        """Set every named service's status (and, unless the server reports its readiness
-        apart, the overall status "" and ``readiness``)."""
+    async def set_serving(self, serving: bool, names: Sequence[str] | None = None) -> None:
+        """Set the status of ``names`` (default: every named service) and, unless the server
+        reports its readiness apart, of the overall status "" and ``readiness``."""
         status = SERVING if serving else NOT_SERVING
-        names = () if self.own_readiness else ("", READINESS_SERVICE)
-        for name in (*names, *self.service_names):
+        chosen = self.service_names if names is None else tuple(names)
+        overall = () if self.own_readiness else ("", READINESS_SERVICE)
+        for name in (*overall, *chosen):
             await self.health.set(name, status)
         if self.metrics is not None:
-            for name in self.service_names:
+            for name in chosen:
                 self.metrics.serving.labels(name).set(int(serving))
 
     async def set_ready(self, ready: bool) -> None:

@@ -1,7 +1,7 @@
 """The games this build's engine tier ships: the one list that names them.
 
-:mod:`lexio_engine.server` serves each of them and :mod:`lexio_engine.cli` replays their
-records; adding a game to the engine tier is adding its package's ``GAME`` here.
+:mod:`lexio_engine.server` serves each of them through the one service and :mod:`lexio_cli.main`
+replays their records; adding a game to the engine tier is adding its ``GAME`` here.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The engine's Prometheus metrics. Labels are bounded: game, RPC, action kind, outcome, list.
 
-A call's latency is the gRPC interceptor's ``grpc_server_handling_seconds`` (one latency
-series per hop); :data:`CALLS` counts what a status code cannot say: the action and whether
-the game accepted it.
+Every game is served by one gRPC service (``lexio.game.v1.Engine``), so the interceptor's
+``grpc_server_handling_seconds`` is the hop's latency for all games together; :data:`CALL_SECONDS`
+is each game's. :data:`CALLS` counts what a status code cannot say: the action and whether the
+game accepted it.
 """
 
 from __future__ import annotations
@@ -27,8 +28,16 @@ LEXICON_OUTCOMES: Final = ("ok", "error")
 CALLS: Final = Counter(
     "lexio_engine_calls",
     "Calls the engine answered, by game, RPC, action kind and outcome (accepted, refused, "
-    "unavailable, invalid); their latency is grpc_server_handling_seconds.",
+    "unavailable, invalid); their latency is lexio_engine_call_seconds.",
     ["game", "rpc", "action", "outcome"],
+)
+
+CALL_SECONDS: Final = Histogram(
+    "lexio_engine_call_seconds",
+    "Time the engine spent on a call of one game, by game and RPC, from the request read to "
+    "the answer built (a streamed Act counts as Act).",
+    ["game", "rpc"],
+    buckets=LATENCY_BUCKETS,
 )
 
 LEXICON_CALL_SECONDS: Final = Histogram(
@@ -45,6 +54,7 @@ def initialise_calls(game: str, rpcs: Iterable[str], actions: Iterable[str]) -> 
     copy of which RPC can end how."""
     kinds = (NO_ACTION, *actions)
     for rpc in rpcs:
+        CALL_SECONDS.labels(game=game, rpc=rpc)
         for action in kinds:
             for outcome in OUTCOMES:
                 CALLS.labels(game=game, rpc=rpc, action=action, outcome=outcome)

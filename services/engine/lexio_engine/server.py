@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from lexio.game.v1 import game_pb2_grpc
 from lexio_common import grpc_channel
 from lexio_common.config import env_bool, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
@@ -18,7 +19,8 @@ from lexio_common.supervise import supervise
 from lexio_engine import metrics
 from lexio_engine.games import GAMES
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
-from lexio_engine.registry import EngineContext, lexicons_of
+from lexio_engine.registry import RPCS, SERVICE_NAME, EngineContext, lexicons_of
+from lexio_engine.service import EngineService
 
 __all__ = [
     "EngineConfig",
@@ -65,7 +67,7 @@ def initialise_metrics() -> None:
     """Every call series at 0 before the first call, so rates read 0 rather than nothing:
     each game's RPCs and actions, and every list a game asks, from the registrations."""
     for game in GAMES:
-        metrics.initialise_calls(game.name, game.rpcs, game.action_kinds)
+        metrics.initialise_calls(game.name, RPCS, game.action_kinds)
     metrics.initialise_lexicon_calls(lexicons_of(GAMES))
 
 
@@ -92,31 +94,42 @@ class RunningEngine:
 async def start_engine(config: EngineConfig) -> RunningEngine:
     """Start serving. The process is ready at once (health name ``readiness``, what its probe
     asks): every call that needs no word — a pass, an exchange, a resignation, a new game —
-    works without the lexicon, so an engine whose lexicon is down stays in its Service. Each
-    game (:data:`lexio_engine.games.GAMES`) is served under its own service, and its health
-    name follows the lexicon's: the lobby offers a game only while its words can be judged."""
+    works without the lexicon, so an engine whose lexicon is down stays in its Service. Every
+    game (:data:`lexio_engine.games.GAMES`) is served through the one service
+    ``lexio.game.v1.Engine``, each with a health name of its own: a game that asks words
+    follows the lexicon's (the lobby offers it only while its words can be judged), any other
+    is SERVING while the process is."""
     initialise_metrics()
     channel = grpc_channel.insecure_channel(config.lexicon_address)
     lexicon = LexiconClient(channel, config.lexicon_timeout, stream=config.lexicon_stream)
     drain = StreamDrain()
     context = EngineContext(lexicon, turn_seconds=config.turn_seconds, drain=drain)
-    servicers = [(game, game.build(context)) for game in GAMES]
+    service = EngineService(
+        {game.name: game.build(context) for game in GAMES}, clock=context.clock, drain=drain
+    )
+    word_games = [game.health_name for game in GAMES if game.asks_words]
+    # The contract's own name says which contract this release serves: a gateway of this
+    # release waits for it before it takes players (lexio_gateway.engine_watch).
+    wordless = [SERVICE_NAME, *(game.health_name for game in GAMES if not game.asks_words)]
 
     def register(server: grpc.aio.Server) -> None:
-        for game, servicer in servicers:
-            game.add_servicer(servicer, server)
+        game_pb2_grpc.add_EngineServicer_to_server(service, server)
+
+    async def follow_lexicon(serving: bool) -> None:
+        await running.set_serving(serving, word_games)
 
     running = await start_grpc_server(
         host=config.host,
         port=config.port,
         register=register,
-        service_names=[game.health_name for game in GAMES],
+        service_names=[SERVICE_NAME, *(game.health_name for game in GAMES)],
         own_readiness=True,
         drain=drain,
     )
     await running.set_ready(True)
+    await running.set_serving(True, wordless)
     mirror = asyncio.create_task(
-        supervise("lexicon_health", lambda: mirror_lexicon_health(channel, running.set_serving))
+        supervise("lexicon_health", lambda: mirror_lexicon_health(channel, follow_lexicon))
     )
     log.info(
         "engine listening",

@@ -7,7 +7,8 @@ another's. It holds only what means the same in every game:
   shared cause — an action that cannot be stated, a state that cannot be read, a record that
   is not valid, a lexicon that cannot answer;
 - the lexicon as the rules see it (:mod:`rules_core.lexicon`): :class:`Lexicon`, the question
-  "which of these words do you not hold?", and :class:`WordSet`, a local answer;
+  "which of these words do you not hold?", :class:`WordSet`, a local answer, and
+  :class:`WordLists`, where a record's replay gets its lexicons;
 - the anti-probing reserve (:mod:`rules_core.reserve`, Lexio's R20 and its counterparts);
 - a placement (:mod:`rules_core.placement`): tiles on cells, each cell once.
 
@@ -27,7 +28,7 @@ from rules_core.errors import (
     RulesError,
     StateFormatError,
 )
-from rules_core.lexicon import Lexicon, WordSet
+from rules_core.lexicon import Lexicon, WordLists, WordSet
 from rules_core.placement import OnCell, Placement
 from rules_core.reserve import REGAIN_SECONDS, RESERVE_MAX, Reserve
 
@@ -43,5 +44,6 @@ __all__ = [
     "Reserve",
     "RulesError",
     "StateFormatError",
+    "WordLists",
     "WordSet",
 ]

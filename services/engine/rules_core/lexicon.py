@@ -3,7 +3,8 @@
 A game's rules never open a word list: they name the words (or every reading of them, in a
 game that reads a column both ways) and take the answer. :class:`Lexicon` is that question;
 :class:`WordSet` answers it from a Python set, for records that bring their own list and for
-tests.
+tests. :class:`WordLists` is where a replay of a record gets its lexicons: the command line
+hands it the shipped lists, so that no game's replay opens one itself.
 
 >>> WordSet(["OS", "SO"]).unknown(["SO", "OSE", "OS", "ZZ"])
 ['OSE', 'ZZ']
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-__all__ = ["Lexicon", "WordSet"]
+__all__ = ["Lexicon", "WordLists", "WordSet"]
 
 
 class Lexicon(Protocol):
@@ -32,3 +33,12 @@ class WordSet:
 
     def unknown(self, words: Sequence[str]) -> list[str]:
         return [w for w in words if w not in self._words]
+
+
+class WordLists(Protocol):
+    """The lists a record's replay judges its words in, by list id (``fr``, ``en``, ``ar``):
+    the shipped list, or the record's ``own`` words normalised as that list's are. A list that
+    cannot be opened raises :class:`rules_core.LexiconUnavailableError` (when asked, or when
+    first looked up)."""
+
+    def lexicon(self, list_id: str, own: Iterable[str] | None = None) -> Lexicon: ...

@@ -23,6 +23,7 @@ from lexio_common.supervise import supervise
 from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
+from lexio_gateway.engine_watch import EngineWatch
 from lexio_gateway.games import GameAdapter, build_adapter
 from lexio_gateway.http_layer import SECURITY_HEADERS, error_answer, http_error_code
 from lexio_gateway.hub import TableHub
@@ -47,6 +48,7 @@ LOBBY_READY: Final = Gauge(
 )
 LOBBY_READY.set(0)
 READINESS: Final = web.AppKey("readiness", dict)
+ENGINE_WATCH: Final = web.AppKey("engine_watch", EngineWatch)
 
 
 @web.middleware
@@ -94,13 +96,18 @@ async def readyz(request: web.Request) -> web.Response:
     other replicas (a deaf replica would keep its players one move behind). Not the lobby:
     games in play never call it, so a lobby outage must not take every gateway out of the
     load balancer. Meanwhile creating and joining answer ``unavailable``, the welcome's games
-    are all unavailable, and ``lexio_gateway_lobby_ready`` is 0."""
+    are all unavailable, and ``lexio_gateway_lobby_ready`` is 0. Nor an engine that does not
+    answer (an outage: games answer ``unavailable``); but an engine that answers without this
+    gateway's contract is an older release's, met during a rolling update, and the replica is
+    not ready until it is replaced."""
     hub = request.app[keys.HUB]
     reason = ""
     if not await hub.store.ping():
         reason = "store"
     elif not hub.bus.healthy:
         reason = "bus"
+    elif request.app[ENGINE_WATCH].mismatched:
+        reason = "engine_contract"  # an engine of an older release: lexio_gateway.engine_watch
     state = request.app[READINESS]
     if state.get("reason") != reason:
         log.info("readiness changed", extra={"ready": not reason, "reason": reason or None})
@@ -204,8 +211,10 @@ def _services(
             **({"seeds": seeds} if seeds else {}),
         )
         app[keys.HUB] = hub
+        app[ENGINE_WATCH] = watch = EngineWatch(channels)
         resumed = await hub.recover()
         background = [
+            asyncio.create_task(supervise("engine_watch", watch.run)),
             asyncio.create_task(supervise("bus", lambda: bus.run(hub.on_notice))),
             asyncio.create_task(supervise("lobby_watch", lambda: _watch_lobby(lobby_channel))),
             asyncio.create_task(

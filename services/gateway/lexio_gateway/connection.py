@@ -8,16 +8,13 @@ import math
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
 from lexio_gateway.metrics import ERRORS, FRAMES
 from lexio_gateway.protocol import encode
 from lexio_gateway.records import SeatToken
-
-if TYPE_CHECKING:
-    from lexio_gateway.room import TableRoom
 
 log = logging.getLogger(__name__)
 
@@ -57,13 +54,16 @@ class Connection:
         self.bucket = bucket
         self.welcomed = False
         self.seat: SeatToken | None = None
-        self.room: TableRoom | None = None
+        self.room: object | None = None
+        """The room of the seat it holds (a :class:`lexio_gateway.room.TableRoom`, which
+        :func:`lexio_gateway.room.room_of` gives typed): named loosely here, so that this
+        module, which every part of the core imports, imports none of them."""
         self.seq = -1
         """The last event this connection was sent (or -1)."""
         self.behind = False
         """True while a catch-up of this connection could not finish (the engine or the store
         did not answer): deliveries pass it by, and its room catches it up from :attr:`seq`
-        as soon as it can (see :meth:`TableRoom.catch_up_behind`)."""
+        as soon as it can (see ``TableRoom.catch_up_behind``)."""
         self.nonce = secrets.token_hex(8)
 
     def sent_nothing_yet(self) -> None:

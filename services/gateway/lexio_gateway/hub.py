@@ -26,6 +26,7 @@ from lexio_gateway.room import (
     TableRoom,
     new_id,
     rematch_player_id,
+    room_of,
     token_hash,
 )
 from lexio_gateway.services import Lifecycle, RoomServices, TableSettings
@@ -248,8 +249,8 @@ class TableHub:
             here = room.presence.connections.get(player_id) if room is not None else None
             held = [here] if here is not None else []
         for conn in held:
-            if conn.nonce != notice["nonce"] and conn.room is not None:
-                holder = conn.room
+            holder = room_of(conn)
+            if conn.nonce != notice["nonce"] and holder is not None:
                 holder.presence.disconnect(player_id, conn)
                 await holder.replace(conn)
 
@@ -522,7 +523,7 @@ class TableHub:
 
     async def leave(self, conn: Connection, action_id: str) -> None:
         """Give up a seat before the start (the lobby moves later arrivals up)."""
-        room, seat = conn.room, conn.seat
+        room, seat = room_of(conn), conn.seat
         if room is None or seat is None:
             raise ProtocolError("not_seated", id=action_id)
         if room.record.status is not TableStatus.OPEN:
@@ -543,7 +544,7 @@ class TableHub:
         reconnection with the finished table's token, a second click) seats it again at its
         seat there, with a new token; if it left that table, it is answered the offer, with
         its ``id``, like a guest (docs/protocol.md)."""
-        room, seat = conn.room, conn.seat
+        room, seat = room_of(conn), conn.seat
         if room is None or seat is None:
             raise ProtocolError("not_seated", id=action_id)
         if room.record.status is not TableStatus.OVER:
@@ -590,7 +591,7 @@ class TableHub:
         return lobby_table if lobby_table.seat_of(host_id) >= 0 else None
 
     async def leave_room(self, conn: Connection) -> None:
-        room = conn.room
+        room = room_of(conn)
         if room is not None and conn.seat is not None:
             await room.detach(conn)
             await self._forget_if_done(room)

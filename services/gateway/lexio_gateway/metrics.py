@@ -185,15 +185,24 @@ REVIEW_UNKNOWN_GAME: Final = "unknown"
 REVIEW_OUTCOMES_BEFORE_A_TABLE: Final = ("missing_token", "bad_token", "unavailable")
 
 
+ENGINE_CALLS: Final = ("Start", "Act", "View", "Preview", "Review")
+"""The engine contract's calls (lexio.game.v1.Engine), the same for every game: the ``rpc``
+label of the engine-call series."""
+
+
 @dataclass(frozen=True)
 class GameLabels:
-    """The label values of one game's series, as its adapter names them."""
+    """The label values of one game's series, as its registration names them."""
 
     actions: tuple[str, ...]
-    engine_rpcs: tuple[str, ...]
-    clock_actions: tuple[str, ...]
+    """Its players' actions (the protocol's ``act.action`` keys)."""
     end_causes: tuple[str, ...]
+    clock_actions: tuple[str, ...] = ()
+    """What its table sends by itself (its engine's clock actions, its absence's action)."""
     refusal_reasons: tuple[str, ...] = ()
+    """Known in advance only to start their series at 0 (a code first seen is counted too)."""
+    engine_rpcs: tuple[str, ...] = ENGINE_CALLS
+    """The engine contract's calls, the same for every game."""
 
 
 def initialise_game(game: str, labels: GameLabels) -> None:

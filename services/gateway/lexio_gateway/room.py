@@ -671,3 +671,10 @@ class TableRoom:
     def stop_clock(self) -> None:
         self.clock.stop()
         self.stop_catching_up()
+
+
+def room_of(conn: Connection) -> TableRoom | None:
+    """The room of the seat ``conn`` holds, if any."""
+    room = conn.room
+    assert room is None or isinstance(room, TableRoom), room
+    return room

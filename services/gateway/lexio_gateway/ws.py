@@ -26,7 +26,7 @@ from lexio_gateway.protocol import (
     text_field,
 )
 from lexio_gateway.records import TableStatus
-from lexio_gateway.room import CLOSE_TRY_AGAIN_LATER, TableRoom
+from lexio_gateway.room import CLOSE_TRY_AGAIN_LATER, TableRoom, room_of
 from lexio_gateway.store import StoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -36,15 +36,16 @@ Handler = Callable[[TableHub, Connection, dict[str, Any]], Awaitable[None]]
 
 def _check_free(conn: Connection, action_id: str) -> None:
     """A connection holds one seat; once its game is over it may take a seat elsewhere."""
-    room = conn.room
+    room = room_of(conn)
     if conn.seat is not None and (room is None or room.record.status is not TableStatus.OVER):
         raise ProtocolError("already_seated", id=action_id)
 
 
 def _room(conn: Connection, action_id: str | None = None) -> TableRoom:
-    if conn.room is None or conn.seat is None:
+    room = room_of(conn)
+    if room is None or conn.seat is None:
         raise ProtocolError("not_seated", **({"id": action_id} if action_id else {}))
-    return conn.room
+    return room
 
 
 async def _hello(hub: TableHub, conn: Connection, frame: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""Lexio's protobuf (lexio.engine.v1) ↔ the rules' values: the only place that knows both.
+"""Lexio's typed messages (lexio.engine.v1) ↔ the rules' values: the only place that knows both.
 
 A stored state is checked on the way in: a state that this engine cannot read is refused
 (:class:`StateFormatError`), never half-read.
@@ -25,7 +25,6 @@ from lexio_rules import (
     PassCause,
     Place,
     Reason,
-    Refusal,
     Reserve,
     SeatReview,
     SeatView,
@@ -51,19 +50,6 @@ _BOARD_CHARS: Final = frozenset(LETTERS + LETTERS.lower() + EMPTY + WALL)
 _RACK_CHARS: Final = frozenset(LETTERS + BLANK)
 
 
-def reason_to_pb(reason: Reason) -> pb.Reason.ValueType:
-    return _REASON_TO_PB[reason]
-
-
-def refusal_to_pb(refusal: Refusal) -> pb.Outcome:
-    """A refused action's outcome: its reason and, for ``unknown_words``, the words (R19)."""
-    return pb.Outcome(
-        accepted=False,
-        reason=reason_to_pb(refusal.reason),
-        unknown_words=refusal.unknown_words,
-    )
-
-
 # Actions ---------------------------------------------------------------------------------
 
 
@@ -72,24 +58,6 @@ def tiles_from_pb(tiles: object) -> tuple[TilePlacement, ...]:
         TilePlacement(t.row, t.col, t.letter, t.blank)
         for t in tiles  # type: ignore[attr-defined]
     )
-
-
-def place_from_pb(place: pb.Place) -> Place:
-    """Raises MalformedActionError for letters outside A–Z or a cell given twice."""
-    return Place(tiles_from_pb(place.tiles))
-
-
-def action_from_pb(action: pb.Action) -> Action:
-    """Raises MalformedActionError for an action that cannot be stated, ValueError if empty."""
-    kind = action.WhichOneof("kind")
-    if kind == "place":
-        return place_from_pb(action.place)
-    if kind == "exchange":
-        return Exchange(action.exchange.tiles)
-    if kind == "pass_turn":
-        cause = _PB_TO_CAUSE.get(action.pass_turn.cause, PassCause.PLAYER)
-        return Pass(cause)
-    raise ValueError("the action names no kind (place, exchange or pass)")
 
 
 _ACTION_KINDS: Final[dict[type, str]] = {Place: "place", Exchange: "exchange", Pass: "pass"}
@@ -269,10 +237,8 @@ def views_to_pb(state: GameState, now: float) -> list[pb.SeatView]:
     return [view_to_pb(v, with_log=False) for v in all_views(state, now)]
 
 
-def review_to_pb(review: SeatReview) -> pb.ReviewResponse:
+def review_steps(review: SeatReview) -> tuple[str, list[pb.SeatView]]:
     """A seat's review: its record as compact JSON text (UTF-8, names as they are) and its
     steps, each without the log (the caller has the log once, in the state)."""
-    return pb.ReviewResponse(
-        record=json.dumps(review.record, ensure_ascii=False, separators=(",", ":")),
-        steps=[view_to_pb(v, with_log=False) for v in review.steps],
-    )
+    record = json.dumps(review.record, ensure_ascii=False, separators=(",", ":"))
+    return record, [view_to_pb(v, with_log=False) for v in review.steps]

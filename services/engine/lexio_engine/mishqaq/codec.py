@@ -1,10 +1,10 @@
-"""al-Mishqaq's protobuf (lexio.mishqaq.v1) to and from the rules' values.
+"""al-Mishqaq's typed messages (lexio.mishqaq.v1) to and from the rules' values.
 
 The state travels as the rules' own versioned plain form (``mishqaq-state/1``) in JSON: a
 ``core`` (everything but the log) and the log as one JSON object per entry. Act reads only the
 core and appends the new entries to the ones it received, untouched, so a call costs the same
-at move 5 and at move 80 (Lexio's engine does the same with its log). Views and log entries,
-which the gateway forwards to browsers, are typed messages.
+at move 5 and at move 80 (Lexio's engine does the same with its log). Views and log entries
+are typed messages, which game.py writes as the protocol's JSON.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from mishqaq_rules import (
     Pass,
     Pause,
     Place,
-    Refusal,
     Resign,
     Resume,
     Side,
@@ -189,13 +188,6 @@ def _word_to_pb(word: WordPlay) -> pb.Word:
     )
 
 
-def refusal_to_pb(refusal: Refusal) -> pb.Outcome:
-    """A refused action's outcome: its reason's code and, for ``unknown_words``, the words."""
-    return pb.Outcome(
-        accepted=False, reason=refusal.reason.value, unknown_words=refusal.unknown_words
-    )
-
-
 def _pb_enum(prefix: str, value: str) -> int:
     return int(getattr(pb, f"{prefix}_{value.upper()}"))
 
@@ -265,7 +257,7 @@ def views_to_pb(state: GameState, now: float) -> list[pb.SideView]:
     return [view_to_pb(side_view(state, s, now), now, with_log=False) for s in SIDES]
 
 
-def review_to_pb(history: History, side: Side) -> pb.ReviewResponse:
+def review_steps(history: History, side: Side) -> tuple[str, list[pb.SideView]]:
     """A finished game as ``side`` may review it: its record (JSON text, as a downloaded file
     is) and its view at the start and after each log entry, each at that entry's instant
     (the clocks as they stood then) and without the log, as the views after an action are."""
@@ -274,4 +266,4 @@ def review_to_pb(history: History, side: Side) -> pb.ReviewResponse:
         view_to_pb(side_view(step.state, side, step.at), step.at, with_log=False)
         for step in history.steps
     ]
-    return pb.ReviewResponse(record=record, steps=steps)
+    return record, steps

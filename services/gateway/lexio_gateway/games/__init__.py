@@ -1,6 +1,6 @@
 """The site's games as the gateway sees them: the adapter contract, and the registry that
-builds one adapter per configured game (game name → engine address and the adapter's own
-settings). The core imports this package only; each game's module stays with its game.
+builds the one adapter for each configured game (game name → engine address and the game's
+settings). The core imports this package only; each game's registration stays in its module.
 
 Everything here is derived from :data:`lexio_gateway.games.site.GAMES`, each game's
 :class:`~lexio_gateway.games.registry.GatewayGame`: this module names no game."""
@@ -12,6 +12,7 @@ from typing import Any, Final
 
 import grpc
 
+from lexio_gateway.games import adapter
 from lexio_gateway.games.contract import (
     BadActionError,
     ClockEvent,
@@ -23,17 +24,15 @@ from lexio_gateway.games.contract import (
     Step,
     TableClock,
 )
-from lexio_gateway.games.registry import AdapterFactory, GatewayGame, registry_of
+from lexio_gateway.games.registry import GatewayGame, registry_of
 from lexio_gateway.games.site import GAMES
 from lexio_gateway.metrics import GameLabels, initialise_game
 
 __all__ = [
     "ACTION_KINDS",
-    "ADAPTER_TYPES",
     "GAMES",
     "METRIC_LABELS",
     "REGISTRY",
-    "AdapterFactory",
     "BadActionError",
     "ClockEvent",
     "GameAdapter",
@@ -49,11 +48,6 @@ __all__ = [
 
 REGISTRY: Final[Mapping[str, GatewayGame]] = registry_of(GAMES)
 """Every game this gateway can serve, by name; the configuration says which it does, and where."""
-
-ADAPTER_TYPES: Final[Mapping[str, AdapterFactory]] = {
-    name: game.build for name, game in REGISTRY.items()
-}
-"""Each game's adapter factory, by name."""
 
 METRIC_LABELS: Final[Mapping[str, GameLabels]] = {
     name: game.metric_labels for name, game in REGISTRY.items()
@@ -76,6 +70,6 @@ def build_adapter(
     registered = REGISTRY.get(game)
     if registered is None:
         raise ValueError(f"no adapter for the game {game!r} (known: {', '.join(REGISTRY)})")
-    adapter = registered.build(channel, timeout, settings, stream)
+    built = adapter.build(registered, channel, timeout, settings, stream)
     initialise_game(game, registered.metric_labels)
-    return adapter
+    return built

@@ -1,34 +1,32 @@
 """One call of a game's engine service, timed and with its failures sorted by cause.
 
 ``Act``, called for every move of every table the gateway holds, goes over one long-lived
-stream per engine channel (``ActStream``, lexio_common.streamed_calls) unless it is turned
-off (``LEXIO_GATEWAY_ENGINE_STREAM=0``) or the engine does not have it (an older version:
-unary calls from then on). Either way the caller sees the same answers and the same errors.
+stream per game and engine channel (``ActStream``, lexio_common.streamed_calls) unless it is
+turned off (``LEXIO_GATEWAY_ENGINE_STREAM=0``) or the engine does not have it (unary calls
+from then on). Either way the caller sees the same answers and the same errors. An engine
+that does not serve the contract yet (UNIMPLEMENTED: a rolling update that reached the
+gateways first) cannot answer now: :class:`GameUnavailableError`, retried by the player.
 """
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Final, Generic, Self, TypeVar
+from collections.abc import Mapping
+from typing import Any, Final
 
 import grpc
 
 from lexio_common.streamed_calls import StreamBrokenError, StreamedCalls, StreamUnsupportedError
-from lexio_gateway.games.contract import (
-    BadActionError,
-    GameReview,
-    GameUnavailableError,
-    ReviewUnavailableError,
-)
+from lexio_gateway.games.contract import BadActionError, GameUnavailableError
 from lexio_gateway.metrics import ENGINE_CALL_SECONDS
 
-Settings = TypeVar("Settings")
-"""A game adapter's own settings (its ``LEXIO_GATEWAY_GAMES`` entry's, parsed)."""
-
 _UNAVAILABLE: Final = frozenset(
-    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
 )
 
 
@@ -97,73 +95,3 @@ _CODES: Final = {code.value[0]: code for code in grpc.StatusCode}
 
 def _rpc_error(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=details)
-
-
-class EngineAdapter(Generic[Settings]):
-    """What every game's adapter shares: its engine service's caller (``Act`` over that
-    service's ``ActStream`` unless ``stream`` is off) and its settings. A game's adapter names
-    its engine as class attributes: the generated stub and the message carrying one ``Act``
-    on the stream."""
-
-    name: str
-    """The game's name: its registration's, and its metrics' ``game`` label."""
-    stub: ClassVar[type[Any]]
-    """The generated ``EngineStub`` of its service."""
-    act_call: ClassVar[type[Any]]
-    """Its service's ``ActCall`` message."""
-    settings_type: ClassVar[Any]
-    """Its settings' type, whose ``of(mapping)`` reads them (ValueError for a setting the
-    game does not have)."""
-
-    @classmethod
-    def build(
-        cls, channel: grpc.aio.Channel, timeout: float, settings: Mapping[str, Any], stream: bool
-    ) -> Self:
-        """The factory a game's registration gives the gateway's registry: (channel, call
-        timeout, the game's settings from ``LEXIO_GATEWAY_GAMES``, whether Act goes over a
-        stream) → adapter."""
-        return cls(channel, timeout=timeout, settings=cls.settings_type.of(settings), stream=stream)
-
-    def __init__(
-        self, channel: grpc.aio.Channel, *, timeout: float, settings: Settings, stream: bool = True
-    ) -> None:
-        self._call = EngineCaller(
-            self.stub(channel),
-            game=self.name,
-            timeout=timeout,
-            streamed={"Act": self.act_call} if stream else None,
-        )
-        self._settings = settings
-
-    async def _review(self, request: Any) -> Any:
-        """The engine's ``Review`` of a finished game. Its FAILED_PRECONDITION (a state that
-        cannot be replayed; or not over, which the gateway checked before asking, so a table
-        whose state says otherwise has no review either) is :class:`ReviewUnavailableError`;
-        INVALID_ARGUMENT (an unreadable state) too: the stored game cannot be reviewed."""
-        try:
-            return await self._call("Review", request)
-        except grpc.aio.AioRpcError as e:
-            if e.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                raise ReviewUnavailableError(e.details() or "review_unavailable") from e
-            if e.code() == grpc.StatusCode.UNIMPLEMENTED:
-                # An engine older than Review, for the time of a rolling upgrade.
-                raise GameUnavailableError("the engine has no Review yet") from e
-            raise
-        except BadActionError as e:
-            raise ReviewUnavailableError(str(e)) from e
-
-
-def game_review(
-    record_text: str, entries: Sequence[dict[str, Any]], steps: Sequence[dict[str, Any]]
-) -> GameReview:
-    """A review from the engine's answer, checked for what the contract promises (one view per
-    entry and one before the first): an engine that broke it has no review to give."""
-    if len(steps) != len(entries) + 1:
-        raise ReviewUnavailableError(f"{len(steps)} steps for {len(entries)} entries")
-    try:
-        record = json.loads(record_text)
-    except json.JSONDecodeError as e:
-        raise ReviewUnavailableError(f"the engine's record is not JSON: {e}") from e
-    if not isinstance(record, dict):
-        raise ReviewUnavailableError("the engine's record is not an object")
-    return GameReview(record=record, entries=list(entries), steps=list(steps))

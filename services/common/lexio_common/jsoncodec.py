@@ -1,12 +1,13 @@
-"""Protobuf messages as the protocol's JSON, without knowing any game's messages.
+"""Protobuf messages as the protocol's JSON, without knowing any message in advance (the
+lobby's replies in the gateway, a game's typed views in its engine package).
 
 Field names stay as in the .proto; enum values become lower-case codes without their type's
 prefix (``REASON_UNKNOWN_WORDS`` → ``"unknown_words"``); an absent sub-message, or an absent
 ``optional`` scalar, is ``null``.
 
->>> from lexio.engine.v1 import engine_pb2 as pb
->>> to_json(pb.Outcome(reason=pb.REASON_UNKNOWN_WORDS, unknown_words=["XQ"]))
-{'accepted': False, 'reason': 'unknown_words', 'unknown_words': ['XQ']}
+>>> from lexio.lobby.v1 import lobby_pb2 as pb
+>>> to_json(pb.Seat(index=1, display_name="Ana"))["display_name"]
+'Ana'
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ def _enum_names(enum: EnumDescriptor) -> dict[int, str]:
 def enum_codes(enum: EnumDescriptor) -> tuple[str, ...]:
     """Every value of ``enum`` as the JSON spells it, but the unspecified zero.
 
-    >>> from lexio.engine.v1 import engine_pb2 as pb
-    >>> enum_codes(pb.EndCause.DESCRIPTOR)
-    ('rack_emptied', 'no_placement')
+    >>> from lexio.lobby.v1 import lobby_pb2
+    >>> enum_codes(lobby_pb2.CloseReason.DESCRIPTOR)[:1]
+    ('empty',)
     """
     return tuple(code for number, code in _enum_names(enum).items() if number != 0)
 

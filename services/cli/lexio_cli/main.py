@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from lexio_cli.lists import ShippedLists
 from lexio_engine.games import GAMES
 from rules_core import LexiconUnavailableError, RecordError
 
@@ -41,7 +42,7 @@ def _replay(path: Path) -> int:
         formats = ", ".join(f'"{f}"' for f in _REPLAYS)
         return _error("bad_record", f"format must be one of {formats}", EXIT_BAD_RECORD)
     try:
-        result = replay(document)
+        result = replay(document, ShippedLists())
     except RecordError as e:
         return _error("bad_record", str(e), EXIT_BAD_RECORD)
     except LexiconUnavailableError as e:
@@ -54,7 +55,7 @@ def _replay(path: Path) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["play"]:
-        # The terminal client lives with the protocol's reference client.
+        # Imported when asked: a replay needs none of the client.
         from lexio_client.terminal import main as play_main  # noqa: PLC0415
 
         return play_main(args_list[1:])

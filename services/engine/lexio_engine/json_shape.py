@@ -1,13 +1,14 @@
-"""Checks of an action's JSON shape, shared by the adapters, done before protobuf sees it:
-``json_format.ParseDict`` reads ``[]`` as an empty message and ``1.0`` or ``true`` where an
-integer is expected, which would let a malformed frame through as a legal action."""
+"""Checks of an action's JSON shape, as the client sent it, shared by the games that read
+their actions here: a JSON ``[]`` is not an empty object, ``1.0`` or ``true`` is not an
+integer, and a number beyond 32 bits is not a row (MalformedActionError, INVALID_ARGUMENT,
+before any rule sees the action)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from typing import Any, Final
 
-from lexio_gateway.games.contract import BadActionError
+from rules_core import MalformedActionError
 
 INT32_MIN: Final = -(2**31)
 INT32_MAX: Final = 2**31 - 1
@@ -32,16 +33,16 @@ def is_int32(value: object) -> bool:
 def one_kind(action: object, kinds: Collection[str]) -> tuple[str, Any]:
     """The action's kind and body: an object with exactly one of ``kinds``."""
     if not isinstance(action, dict) or len(action) != 1:
-        raise BadActionError(f"an action is an object with one of {', '.join(kinds)}")
+        raise MalformedActionError(f"an action is an object with one of {', '.join(kinds)}")
     kind, body = next(iter(action.items()))
     if kind not in kinds:
-        raise BadActionError(f"an action is one of {', '.join(kinds)}")
+        raise MalformedActionError(f"an action is one of {', '.join(kinds)}")
     return kind, body
 
 
 def empty_object(kind: str, body: object) -> None:
     if not isinstance(body, dict) or body:
-        raise BadActionError(f"{kind} is an empty object")
+        raise MalformedActionError(f"{kind} is an empty object")
 
 
 def object_with(
@@ -50,7 +51,7 @@ def object_with(
     """``body`` as an object holding ``required`` keys and maybe ``optional`` ones only."""
     if not isinstance(body, dict) or not set(required) <= body.keys() <= {*required, *optional}:
         names = ", ".join(sorted(required)) + "".join(f", {o}?" for o in sorted(optional))
-        raise BadActionError(f"{kind} is an object with {names}")
+        raise MalformedActionError(f"{kind} is an object with {names}")
     return body
 
 
@@ -58,11 +59,11 @@ def cells(kind: str, tiles: object, fields: dict[str, type], optional: dict[str,
     """A list of cell objects: ``row`` and ``col`` int32 integers (a cell beyond the board but
     within int32 is the rules' refusal, ``off_board``), the other fields of their types."""
     if not isinstance(tiles, list):
-        raise BadActionError(f"{kind}'s tiles are a list")
+        raise MalformedActionError(f"{kind}'s tiles are a list")
     for tile in tiles:
         entry = object_with(f"a {kind} tile", tile, {"row", "col", *fields}, optional)
         if not (is_int32(entry["row"]) and is_int32(entry["col"])):
-            raise BadActionError("a tile's row and col are 32-bit integers")
+            raise MalformedActionError("a tile's row and col are 32-bit integers")
         for name, kind_of in {**fields, **optional}.items():
             if name in entry and type(entry[name]) is not kind_of:
-                raise BadActionError(f"a tile's {name} is a {kind_of.__name__}")
+                raise MalformedActionError(f"a tile's {name} is a {kind_of.__name__}")
