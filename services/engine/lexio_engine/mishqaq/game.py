@@ -18,16 +18,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import DecodeError
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
-from lexio_common.jsoncodec import to_json
 from lexio_engine import json_shape as shape
 from lexio_engine.contract import Clock, JsonObject, NotOfferedError, Review, Step, Table
 from lexio_engine.lexicon_client import LexiconAnswer
 from lexio_engine.mishqaq import codec
+from lexio_engine.mishqaq.wire import entry_json, view_json
 from lexio_engine.servicing import GAME_NOT_OVER, REVIEW_UNAVAILABLE, Call
 from mishqaq_rules import (
+    SIDES,
     Accepted,
     Action,
     Examined,
@@ -59,7 +60,6 @@ DEFAULT_OPTIONS: Final[Mapping[str, str | int]] = {
     "arabic_minutes": 30,
 }
 _SIDES: Final = {"latin": Side.LATIN, "arabic": Side.ARABIC}
-_NO_SIDE_FIELDS: Final = frozenset({"side", "winner", "cause", "by"})
 
 
 class WordJudge(Protocol):
@@ -112,24 +112,6 @@ pause, resume, resign
 
 
 _MESSAGES: Final = {"pass_turn": "Pass", "pause": "Pause", "resume": "Resume", "resign": "Resign"}
-
-
-def _json(message: Message) -> JsonObject:
-    """The protocol's JSON of a message, where no side (a draw's winner, an entry of no side)
-    is ``null`` rather than proto3's ``"unspecified"``."""
-    plain: JsonObject = _nulls(to_json(message))
-    return plain
-
-
-def _nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            k: None if k in _NO_SIDE_FIELDS and v == "unspecified" else _nulls(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_nulls(v) for v in value]
-    return value
 
 
 def side_of(options: Mapping[str, Any], seat: int) -> Side:
@@ -199,7 +181,7 @@ class Mishqaq:
 
     def _step(self, options: Mapping[str, Any], game: GameState, now: float, **step: Any) -> Step:
         """The step to ``game``: its views by seat, its end, and the mover's flag (M29)."""
-        by_side = [_json(v) for v in codec.views_to_pb(game, now)]  # Latin's, then Arabic's
+        by_side = [view_json(side_view(game, s, now), now) for s in SIDES]  # Latin's, Arabic's
         views = by_side if _seat_of(options, Side.LATIN) == 0 else by_side[::-1]
         ending = views[0]["ending"]
         due = next_clock_event(game)
@@ -242,7 +224,7 @@ class Mishqaq:
             accepted=True,
             state_changed=True,
             state=codec.state_to_pb(state).SerializeToString(),
-            events=[_json(codec.entry_to_pb(e)) for e in state.log],
+            events=[entry_json(e) for e in state.log],
         )
 
     async def act(self, table: Table, seat: int, action: object, call: Call) -> Step:
@@ -270,10 +252,10 @@ class Mishqaq:
         changed = isinstance(outcome, Accepted) or outcome.state_changed
         events = []
         if isinstance(outcome, Accepted):
-            events = [_json(codec.entry_to_pb(e)) for e in outcome.entries]
+            events = [entry_json(e) for e in outcome.entries]
         elif changed:
             # A refusal that recorded the flag's end still logged the result.
-            events = [_json(codec.entry_to_pb(e)) for e in outcome.state.log]
+            events = [entry_json(e) for e in outcome.state.log]
         state_bytes = (
             codec.state_to_pb(outcome.state, message.log).SerializeToString()
             if changed
@@ -311,7 +293,7 @@ class Mishqaq:
     async def view(self, table: Table, seat: int, with_log: bool, call: Call) -> JsonObject:
         _, state, side = await call.read(lambda: _read(table, seat, with_log=with_log))
         view = side_view(state, side, call.now)
-        return _json(codec.view_to_pb(view, call.now, with_log=with_log))
+        return view_json(view, call.now, with_log=with_log)
 
     async def preview(self, table: Table, seat: int, action: object, call: Call) -> JsonObject:
         raise NotOfferedError("al-Mishqaq has no preview (M25)")
@@ -328,6 +310,7 @@ class Mishqaq:
             await call.fail_precondition(GAME_NOT_OVER)
         except NotReplayableError:
             await call.fail_precondition(REVIEW_UNAVAILABLE)
-        record, steps = codec.review_steps(history, side)
-        entries = _json(codec.view_to_pb(side_view(state, side, 0.0), 0.0))["log"]
-        return Review(record=record, entries=entries, steps=[_json(s) for s in steps])
+        # The state's log is the public one, entry for entry what the event frames carried.
+        entries = [entry_json(e) for e in state.log]
+        steps = [view_json(side_view(s.state, side, s.at), s.at) for s in history.steps]
+        return Review(record=codec.record_text(history, side), entries=entries, steps=steps)
