@@ -1,5 +1,5 @@
 """al-Mishqaq's views and log entries as the protocol carries them (the engine's
-``lexio_engine.mishqaq.game.view_json`` and ``entry_json``), held to what the players have
+``lexio_engine.mishqaq.wire.view_json`` and ``entry_json``), held to what the players have
 been sent since the first release, value for value (M12's hidden racks aside: a view is only
 its side's).
 
@@ -20,7 +20,7 @@ import random
 import pytest
 from test_mishqaq_properties import random_game
 
-from lexio_engine.mishqaq.game import entry_json, view_json
+from lexio_engine.mishqaq.wire import entry_json, view_json
 from mishqaq_rules import SIDES, side_view
 
 #: sha256 of the JSON of (seed, latin)'s game, made by the typed messages' path.
