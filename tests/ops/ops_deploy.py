@@ -21,6 +21,7 @@ __all__ = [
     "LEXIO_SERVICES",
     "OVERLAYS",
     "ROOT",
+    "WORKLOADS",
     "container",
     "dockerfile",
     "env",
@@ -38,6 +39,11 @@ OVERLAYS = ("dev", "prod", "prod-ingress")
 #: deploy/ (native gRPC probes are GA since 1.27) and the newest kubernetes-validate knows.
 K8S_VERSIONS = ("1.29.0", "1.37.0")
 LEXIO_SERVICES = ("lexicon", "engine", "lobby", "gateway")
+WORKLOADS = {"lexicon": "lexicon", "engine": "game-engine", "lobby": "lobby", "gateway": "gateway"}
+"""Each service's Deployment, Service, account and pod label (``app.kubernetes.io/name``):
+its name, but for the engine's, game-engine since the one engine contract, so that an update
+runs it beside the previous releases' ``engine`` (docs/operations.md)."""
+_SERVICE_OF = {workload: service for service, workload in WORKLOADS.items()}
 
 Obj = dict[str, Any]
 
@@ -60,13 +66,15 @@ def find(objects: list[Obj], kind: str, name: str) -> Obj:
 
 
 def container(objects: list[Obj], name: str) -> Obj:
+    """The container of service ``name`` (or of the workload so named)."""
+    workload_name = WORKLOADS.get(name, name)
     workload = next(
         o
         for o in objects
-        if o["kind"] in ("Deployment", "StatefulSet") and o["metadata"]["name"] == name
+        if o["kind"] in ("Deployment", "StatefulSet") and o["metadata"]["name"] == workload_name
     )
     spec = workload["spec"]["template"]["spec"]
-    return next(c for c in spec["containers"] if c["name"] == name)
+    return next(c for c in spec["containers"] if c["name"] == _SERVICE_OF.get(name, name))
 
 
 def env(container_spec: Obj) -> dict[str, str]:

@@ -32,6 +32,7 @@ from ops_deploy import (
     LEXIO_SERVICES,
     OVERLAYS,
     ROOT,
+    WORKLOADS,
     container,
     dockerfile,
     env,
@@ -116,8 +117,8 @@ def test_overlays_differ_where_they_should() -> None:
         }
     assert find(dev, "Service", "gateway")["spec"]["type"] == "NodePort"
     assert find(prod, "Service", "gateway")["spec"]["type"] == "LoadBalancer"
-    assert find(dev, "HorizontalPodAutoscaler", "engine")["spec"]["minReplicas"] == 1
-    assert find(prod, "HorizontalPodAutoscaler", "engine")["spec"]["minReplicas"] == 2
+    assert find(dev, "HorizontalPodAutoscaler", WORKLOADS["engine"])["spec"]["minReplicas"] == 1
+    assert find(prod, "HorizontalPodAutoscaler", WORKLOADS["engine"])["spec"]["minReplicas"] == 2
     # The lobby: SQLite on a volume in dev, on the gateways' Redis in prod.
     assert "LEXIO_REDIS_URL" not in env(container(dev, "lobby"))
     assert find(dev, "PersistentVolumeClaim", "lobby-data")
@@ -163,7 +164,7 @@ def test_every_object_validates_strictly(overlay: str, version: str) -> None:
 
 
 def test_strict_validation_catches_a_misspelt_field() -> None:
-    deployment = find(rendered("prod"), "Deployment", "engine")
+    deployment = find(rendered("prod"), "Deployment", WORKLOADS["engine"])
     deployment["spec"]["template"]["spec"]["containers"][0]["readinesProbe"] = {}
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(deployment, K8S_VERSIONS[-1], strict=True)
@@ -178,7 +179,7 @@ def test_every_pod_meets_the_restricted_profile(overlay: str) -> None:
     namespace = next(o for o in objects if o["kind"] == "Namespace")
     assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
     workloads = _workloads(objects)
-    assert {w["metadata"]["name"] for w in workloads} == {*LEXIO_SERVICES, "redis"}
+    assert {w["metadata"]["name"] for w in workloads} == {*WORKLOADS.values(), "redis"}
     for workload in workloads:
         name = workload["metadata"]["name"]
         pod = workload["spec"]["template"]["spec"]
@@ -227,7 +228,7 @@ def test_probes_and_ports_agree_with_the_services_configuration(overlay: str) ->
         main_port = ports["http" if name == "gateway" else "grpc"]
         assert int(variables[port_var]) == main_port == serving, name
         assert int(variables[metrics_var]) == ports["metrics"] == metrics != main_port, name
-        template = find(objects, "Deployment", name)["spec"]["template"]
+        template = find(objects, "Deployment", WORKLOADS[name])["spec"]["template"]
         annotations = template["metadata"]["annotations"]
         assert annotations["prometheus.io/scrape"] == "true"
         assert int(annotations["prometheus.io/port"]) == metrics
@@ -243,7 +244,7 @@ def test_probes_and_ports_agree_with_the_services_configuration(overlay: str) ->
             assert readiness["grpc"] == {"port": main_port, "service": GRPC_NAMES[name]}
             assert liveness["grpc"] == {"port": main_port, "service": LIVENESS_SERVICE}
         # The Service exposes the container's named ports.
-        service = find(objects, "Service", name)
+        service = find(objects, "Service", WORKLOADS[name])
         assert set(service["spec"]["selector"].items()) <= set(
             template["metadata"]["labels"].items()
         )
@@ -269,7 +270,7 @@ def test_addresses_point_at_services_that_exist(
     objects = rendered(overlay)
     engine, gateway, lobby = (env(container(objects, n)) for n in ("engine", "gateway", "lobby"))
     assert _service_port(objects, engine["LEXIO_LEXICON_ADDRESS"]) == ("lexicon", 50052)
-    assert _service_port(objects, gateway["LEXIO_ENGINE_ADDRESS"]) == ("engine", 50051)
+    assert _service_port(objects, gateway["LEXIO_ENGINE_ADDRESS"]) == (WORKLOADS["engine"], 50051)
     assert _service_port(objects, gateway["LEXIO_LOBBY_ADDRESS"]) == ("lobby", 50053)
     redis = re.fullmatch(
         r"redis://:\$\(REDIS_PASSWORD\)@([a-z-]+):(\d+)/\d+", gateway["LEXIO_REDIS_URL"]
@@ -280,13 +281,13 @@ def test_addresses_point_at_services_that_exist(
     # manifest's environment: each one an engine game, ready while the engine Service's pods
     # serve that game's health name.
     games = _lobby_config(monkeypatch, lobby).games
-    assert games == site_games("engine:50051")
+    assert games == site_games(f"{WORKLOADS['engine']}:50051")
     assert [game.name for game in games] == ["lexio", "mishqaq"]  # what the site offers
     health_names = {game.name: game.health_name for game in ENGINE_GAMES}
     assert games and all(game.health_service == health_names[game.name] for game in games)
     for game in games:
         assert game.health_address is not None
-        assert _service_port(objects, game.health_address) == ("engine", 50051)
+        assert _service_port(objects, game.health_address) == (WORKLOADS["engine"], 50051)
 
 
 def _lobby_config(monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> LobbyConfig:
@@ -338,7 +339,7 @@ def test_the_lobby_store_fits_its_replicas(overlay: str, monkeypatch: pytest.Mon
 def test_shutdown_fits_in_the_termination_grace_period(overlay: str) -> None:
     objects = rendered(overlay)
     for name in LEXIO_SERVICES:
-        workload = find(objects, "Deployment", name)
+        workload = find(objects, "Deployment", WORKLOADS[name])
         pod = workload["spec"]["template"]["spec"]
         c = container(objects, name)
         command = c["lifecycle"]["preStop"]["exec"]["command"]
@@ -466,8 +467,6 @@ def test_each_images_lock_covers_every_import_of_its_service() -> None:
         assert "--require-hashes --no-deps -r requirements/build.txt" in runs, name
         lock = ROOT / "requirements" / f"{name}.txt"
         code = [p for p in (ROOT / "services" / name).glob("*/**/*.py") if "tools" not in p.parts]
-        if name == "engine":  # the `lexio` command line (replay) is no part of the service
-            code = [p for p in code if p.name != "cli.py"]
         needed = _third_party_imports([*code, *_common_modules(code)], own)
         assert needed, name
         assert needed <= _locked(lock), (name, needed - _locked(lock))
@@ -503,7 +502,7 @@ def test_network_policies_allow_exactly_what_lexio_needs(overlay: str) -> None:
         for port in dest.ports.values()
         if source is not dest and allowed(policies, source, dest, port)
     }
-    metrics = {("prometheus", n, p) for n, p in [("lexicon", 9102), ("engine", 9101)]} | {
+    metrics = {("prometheus", n, p) for n, p in [("lexicon", 9102), ("game-engine", 9101)]} | {
         ("prometheus", "lobby", 9103),
         ("prometheus", "gateway", 9104),
         ("prometheus", "redis", 9121),  # its exporter
@@ -516,12 +515,12 @@ def test_network_policies_allow_exactly_what_lexio_needs(overlay: str) -> None:
         ("neighbour", "gateway", 8080),
         ("prometheus", "gateway", 8080),  # the public port is everyone's
         ("gateway", "lobby", 50053),
-        ("gateway", "engine", 50051),
+        ("gateway", "game-engine", 50051),
         ("gateway", "redis", 6379),
-        ("lobby", "engine", 50051),
+        ("lobby", "game-engine", 50051),
         # The lobby's table store in prod; allowed in dev too, where it stays unused.
         ("lobby", "redis", 6379),
-        ("engine", "lexicon", 50052),
+        ("game-engine", "lexicon", 50052),
         *metrics,
     }
     assert got == expected, {"unexpected": got - expected, "missing": expected - got}
@@ -530,7 +529,7 @@ def test_network_policies_allow_exactly_what_lexio_needs(overlay: str) -> None:
     assert {s for s, _, p in got if p in metrics_ports} == {"prometheus"}
     # Who reaches the lexicon at all: the engine (gRPC) and Prometheus (metrics). Nobody else.
     assert {(s, p) for s, d, p in got if d == "lexicon"} == {
-        ("engine", 50052),
+        ("game-engine", 50052),
         ("prometheus", 9102),
     }
     # Redis holds every table and invite code: the gateways and the lobbies, nobody else.
@@ -561,7 +560,9 @@ def test_autoscalers_and_disruption_budgets_fit_their_workloads(overlay: str) ->
         assert "cpu" in requests  # utilisation is measured against the request
         scaled.add(target["name"])
     # The lobby scales once it keeps its tables in Redis (prod), not on SQLite (dev).
-    expected = {"lexicon", "engine", "gateway"} | ({"lobby"} if overlay != "dev" else set())
+    expected = {"lexicon", WORKLOADS["engine"], "gateway"} | (
+        {"lobby"} if overlay != "dev" else set()
+    )
     assert scaled == expected
     budgets = {o["metadata"]["name"]: o for o in objects if o["kind"] == "PodDisruptionBudget"}
     # A budget for a single stateless pod would only block drains; Redis's one pod has one on
@@ -572,7 +573,7 @@ def test_autoscalers_and_disruption_budgets_fit_their_workloads(overlay: str) ->
         labels = find(objects, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
         assert set(budget["spec"]["selector"]["matchLabels"].items()) <= set(labels.items())
         assert budget["spec"]["maxUnavailable"] == 1, name
-    for name in LEXIO_SERVICES:
+    for name in (WORKLOADS[service] for service in LEXIO_SERVICES):
         workload = find(objects, "Deployment", name)
         pod = workload["spec"]["template"]["spec"]
         if any("persistentVolumeClaim" in v for v in pod.get("volumes", [])):

@@ -6,7 +6,6 @@ A stored state is checked on the way in: a state that this engine cannot read is
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Final
 
@@ -26,12 +25,9 @@ from lexio_rules import (
     Place,
     Reason,
     Reserve,
-    SeatReview,
-    SeatView,
     StateFormatError,
     TilePlacement,
     WordScore,
-    all_views,
 )
 from lexio_rules.board import CELLS, EMPTY, WALL
 from lexio_rules.state import MAX_PLAYERS, MIN_PLAYERS
@@ -205,40 +201,3 @@ def state_from_pb(m: pb.GameState, *, with_log: bool = True) -> GameState:
         log_offset=0 if with_log else len(m.log),
         exchanged=tuple(m.exchanged),
     )
-
-
-# Views -----------------------------------------------------------------------------------
-
-
-def view_to_pb(v: SeatView, *, with_log: bool = True) -> pb.SeatView:
-    """``with_log=False`` leaves out the public log, which the caller already has."""
-    message = pb.SeatView(
-        seat=v.seat,
-        rack=v.rack,
-        rack_counts=v.rack_counts,
-        bag_count=v.bag_count,
-        board=v.board,
-        log=[entry_to_pb(e) for e in v.log] if with_log else [],
-        scores=v.scores,
-        turn=v.turn,
-        turn_deadline=v.turn_deadline,
-        reserve_tries=v.reserve_tries,
-        reserve_next_in=v.reserve_next_in,
-        reserve_max=v.reserve_max,
-    )
-    if v.ending is not None:
-        message.ending.CopyFrom(ending_to_pb(v.ending))
-    return message
-
-
-def views_to_pb(state: GameState, now: float) -> list[pb.SeatView]:
-    """Every seat's view after an action, without the public log (the answer's ``event``
-    extends it)."""
-    return [view_to_pb(v, with_log=False) for v in all_views(state, now)]
-
-
-def review_steps(review: SeatReview) -> tuple[str, list[pb.SeatView]]:
-    """A seat's review: its record as compact JSON text (UTF-8, names as they are) and its
-    steps, each without the log (the caller has the log once, in the state)."""
-    record = json.dumps(review.record, ensure_ascii=False, separators=(",", ":"))
-    return record, [view_to_pb(v, with_log=False) for v in review.steps]

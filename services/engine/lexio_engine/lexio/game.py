@@ -9,6 +9,7 @@ brings it forward for an absent mover (R29) and sends ``pass:disconnected`` inst
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
@@ -16,10 +17,10 @@ from typing import Any, Final, Protocol
 from google.protobuf.message import DecodeError
 
 from lexio.engine.v1 import engine_pb2 as pb
-from lexio_common.jsoncodec import to_json
 from lexio_engine import json_shape as shape
 from lexio_engine.contract import Clock, JsonObject, Review, Step, Table
 from lexio_engine.lexio import codec
+from lexio_engine.lexio.wire import entry_json, view_json
 from lexio_engine.servicing import GAME_NOT_OVER, REVIEW_UNAVAILABLE, Call
 from lexio_rules import (
     Accepted,
@@ -122,7 +123,7 @@ def _turn_seconds(settings: Mapping[str, Any], default: float) -> float:
 
 
 def _views(state: GameState, now: float) -> list[JsonObject]:
-    return [to_json(v) for v in codec.views_to_pb(state, now)]
+    return [view_json(v) for v in all_views(state, now)]
 
 
 def _clock(view: JsonObject) -> Clock | None:
@@ -178,7 +179,7 @@ class Lexio:
             )
 
         state = await call.read(begin)
-        views = [to_json(codec.view_to_pb(v)) for v in all_views(state, call.now)]
+        views = [view_json(v, with_log=True) for v in all_views(state, call.now)]
         state_bytes = codec.state_to_pb(state).SerializeToString()
         return _step(state_bytes, views, accepted=True, state_changed=True)
 
@@ -210,14 +211,14 @@ class Lexio:
         views = _views(outcome.state, call.now)
         state_bytes = codec.state_to_pb(outcome.state, message.log).SerializeToString()
         if isinstance(outcome, Accepted):
-            event = to_json(codec.entry_to_pb(outcome.entry))
+            event = entry_json(outcome.entry)
             return _step(state_bytes, views, accepted=True, state_changed=True, events=[event])
         refusal = _refusal(outcome.refusal, views[seat])  # R20: the try is used
         return _step(state_bytes, views, accepted=False, state_changed=True, refusal=refusal)
 
     async def view(self, table: Table, seat: int, with_log: bool, call: Call) -> JsonObject:
         _, state = await call.read(lambda: _read(table, seat, with_log=True))
-        return to_json(codec.view_to_pb(seat_view(state, seat, call.now), with_log=with_log))
+        return view_json(seat_view(state, seat, call.now), with_log=with_log)
 
     async def preview(self, table: Table, seat: int, action: object, call: Call) -> JsonObject:
         """R25: a placement's words and score, never asking the lexicon."""
@@ -251,13 +252,13 @@ class Lexio:
         """A finished game as one seat may review it (lexio_rules.review): FAILED_PRECONDITION
         game_not_over before the end, review_unavailable for a state that cannot be replayed."""
 
-        def read() -> tuple[pb.GameState, GameState]:
-            message, state = _read(table, seat, with_log=True)
+        def read() -> GameState:
+            _, state = _read(table, seat, with_log=True)
             if len(players) != state.players:
                 raise InvalidSeatError(f"{len(players)} names for a game of {state.players}")
-            return message, state
+            return state
 
-        message, state = await call.read(read)
+        state = await call.read(read)
         try:
             # The replay plays the whole game again (~0.3 ms an entry): in a thread, so that
             # the moves of the tables in play do not wait behind it for the loop.
@@ -266,11 +267,10 @@ class Lexio:
             await call.fail_precondition(GAME_NOT_OVER)
         except ReviewUnavailableError:
             await call.fail_precondition(REVIEW_UNAVAILABLE)
-        record, steps = codec.review_steps(done)
         return Review(
-            record=record,
+            record=json.dumps(done.record, ensure_ascii=False, separators=(",", ":")),
             # The state's log is the public one, entry for entry what the event frames carried
             # (exchanges as counts: the letters are the state's private ``exchanged``).
-            entries=[to_json(entry) for entry in message.log],
-            steps=[to_json(step) for step in steps],
+            entries=[entry_json(entry) for entry in state.log],
+            steps=[view_json(step) for step in done.steps],
         )
