@@ -376,7 +376,7 @@ def test_each_service_has_a_multi_stage_non_root_pinned_dockerfile(name: str) ->
         objects = rendered(overlay)
         c = container(objects, name)
         assert sorted(int(p) for p in exposed.split()) == sorted(_ports(c).values())
-        pod = find(objects, "Deployment", name)["spec"]["template"]["spec"]
+        pod = find(objects, "Deployment", WORKLOADS[name])["spec"]["template"]["spec"]
         assert pod["securityContext"]["runAsUser"] == int(uid)
         assert pod["securityContext"]["runAsGroup"] == int(gid)
     # Only the final stage runs; the build tools stay in the first.

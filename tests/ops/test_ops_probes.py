@@ -65,14 +65,17 @@ def _containers(objects: list[Obj], workdir: Path) -> list[Obj]:
 
             environ = {"PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
             lexio = c["name"] in LEXIO_SERVICES
+            # A Lexio container is named after its service (its image, its console script),
+            # whatever its workload's name (the engine's is game-engine: ops_deploy.WORKLOADS).
+            service = c["name"] if lexio else name
             if lexio:
-                for key, value in image_env(name).items():
+                for key, value in image_env(service).items():
                     environ[key] = (
                         value.replace("$PATH", environ["PATH"])
                         .replace("/opt/lexio/bin", str(BIN))
                         .replace("$REVISION", "probe-test")
                     )
-                argv = [str(BIN / f"lexio-{name}")]
+                argv = [str(BIN / f"lexio-{service}")]
             else:
                 image = c["image"].rsplit("/", 1)[-1].split(":")[0].split("@")[0]
                 executable = shutil.which(PROGRAMS[image])
@@ -91,7 +94,7 @@ def _containers(objects: list[Obj], workdir: Path) -> list[Obj]:
             specs.append(
                 {
                     **c,
-                    "name": name if c["name"] == name else f"{name}-{c['name']}",
+                    "name": service if c["name"] == service else f"{name}-{c['name']}",
                     "argv": argv,
                     "environ": environ,
                     "metrics_port": metrics_port if int(metrics_port or 0) in ports else None,

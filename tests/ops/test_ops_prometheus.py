@@ -23,7 +23,7 @@ import yaml
 from google.protobuf.descriptor import FileDescriptor
 from lexio_stack import Stack, http_text
 from lexio_testing import LoopThread
-from ops_deploy import LEXIO_SERVICES, container, rendered
+from ops_deploy import LEXIO_SERVICES, WORKLOADS, container, rendered
 from ops_game import bot, pass_to_the_end, play_turns, started_table, to_play
 from ops_prometheus import (
     RULES,
@@ -136,7 +136,7 @@ def _play_and_check(
     # here: tests/ops/test_ops_redis.py scrapes the real one).
     up = prometheus.query("up")
     assert {(s["metric"]["job"], s["metric"]["pod"]) for s in up} - {("redis", "redis-0")} == {
-        (name, f"{name}-0") for name in LEXIO_SERVICES
+        (WORKLOADS[name], f"{WORKLOADS[name]}-0") for name in LEXIO_SERVICES
     }
     active = prometheus.api("targets")["activeTargets"]
     assert {(t["labels"]["job"], t["scrapeUrl"].rsplit(":", 1)[1]) for t in active} >= {
@@ -200,10 +200,10 @@ def _play_and_check(
     assert p99 is not None and 0 < p99 <= 2.0
     # Every hop of the turn is there: each gateway action made one engine Act, counted
     # by how it ended and timed once, by the gRPC server ...
-    acts = 'lexio_engine_calls_total{job="engine",game="lexio",rpc="Act"}'
+    acts = 'lexio_engine_calls_total{job="game-engine",game="lexio",rpc="Act"}'
     prometheus.wait_for(f"sum({acts})", turns)
     # Every game's calls are the one contract's (only Lexio is played here).
-    engine_act = 'job="engine",grpc_service="lexio.game.v1.Engine",grpc_method="Act"'
+    engine_act = 'job="game-engine",grpc_service="lexio.game.v1.Engine",grpc_method="Act"'
     prometheus.wait_for(f'sum(grpc_server_handled_total{{{engine_act},grpc_code="OK"}})', turns)
     prometheus.wait_for(f"sum(grpc_server_handling_seconds_count{{{engine_act}}})", turns)
     # ... placements asked the lexicon, the lobby created and joined one table.
@@ -217,7 +217,7 @@ def _play_and_check(
 
     builds = prometheus.query("lexio_build_info")
     assert {(s["metric"]["job"], s["metric"]["service"]) for s in builds} == {
-        (name, name) for name in LEXIO_SERVICES
+        (WORKLOADS[name], name) for name in LEXIO_SERVICES
     }
     with grpc.insecure_channel(stack["lexicon"].address) as channel:
         info = lexicon_pb2_grpc.LexiconStub(channel).Info(lexicon_pb2.InfoRequest(), timeout=5)
