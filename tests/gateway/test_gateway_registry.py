@@ -12,6 +12,7 @@ import ast
 import asyncio
 import importlib
 import pkgutil
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,18 @@ def _scanned_files() -> Iterator[Path]:
                 yield path
 
 
+def names_game(game: str, text: str) -> bool:
+    """Whether lower-case ``text`` names ``game``: its id, not inside a longer word or
+    identifier (a game's id may be a fragment of a word: "nim" in "minimum").
+
+    >>> names_game("nim", "the minimum"), names_game("nim", "nim_rules")
+    (False, True)
+    >>> names_game("mishqaq", "al-mishqaq")
+    True
+    """
+    return re.search(rf"(?<![a-z0-9]){re.escape(game)}(?![a-z0-9])", text) is not None
+
+
 def test_no_gateway_lobby_or_deploy_file_names_a_game_outside_its_own_places() -> None:
     """Issue 24: adding a game touches its own files and one list per tier. A file of the
     gateway (but the web client), the lobby or deploy/ (manifests, images, monitoring) that
@@ -204,7 +217,7 @@ def test_no_gateway_lobby_or_deploy_file_names_a_game_outside_its_own_places() -
         except UnicodeDecodeError:
             continue
         for game in games:
-            if game in text and path not in _own_files(game) | TIER_LISTS:
+            if names_game(game, text) and path not in _own_files(game) | TIER_LISTS:
                 named.append(f"{path.relative_to(ROOT)} names {game}")
     assert named == []
 

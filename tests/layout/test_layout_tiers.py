@@ -243,7 +243,8 @@ def test_the_platform_names_no_game_outside_its_own_places(game: str) -> None:
     """Every registered game, not one named here: no module of the platform outside the game's
     own places and the tier lists names it (issue 24 held the example game to it; issue 38
     every game)."""
-    pattern = re.compile(rf"(?i){re.escape(game)}")
+    # Its id, not inside a longer word or identifier (a game's id may be a fragment of a word).
+    pattern = re.compile(rf"(?i)(?<![a-z0-9]){re.escape(game)}(?![a-z0-9])")
     naming = []
     for path in sorted(ROOT.rglob("*")):
         relative = path.relative_to(ROOT).as_posix()

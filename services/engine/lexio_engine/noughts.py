@@ -1,5 +1,4 @@
-"""Noughts and crosses in the engine tier, the site's example game: its registration, ``GAME``.
-No words, no clock, no record: start, act and view (services/engine/noughts_rules)."""
+"""Noughts and crosses, the example game, in the engine: start, act, view; ``GAME``."""
 
 from __future__ import annotations
 
@@ -38,6 +37,4 @@ class Noughts(JsonStateGame[GameState]):
         return wire.view_json(seat_view(state, seat), call.now, with_log=with_log)
 
 
-GAME: Final = EngineGame(
-    name="noughts", build=lambda context: Noughts(), action_kinds=wire.ACTION_KINDS
-)
+GAME: Final = EngineGame(name="noughts", build=lambda _: Noughts(), action_kinds=wire.ACTION_KINDS)

@@ -1,5 +1,4 @@
-"""Noughts and crosses' registration in the gateway tier, the site's example game: nothing but
-its metrics' labels (no settings, no clock)."""
+"""Noughts and crosses in the gateway: its metrics' labels (no settings, no clock)."""
 
 from __future__ import annotations
 
