@@ -4,7 +4,7 @@ been sent since the first release, value for value (M12's hidden racks aside: a 
 its side's).
 
 The JSON was first made by way of the typed ``lexio.mishqaq.v1`` messages (``SideView`` …,
-flattened by ``lexio_common.jsoncodec``, a side-less field written ``null``); the one engine
+flattened by ``lexio_gateway.jsoncodec``, a side-less field written ``null``); the one engine
 contract (issue 38) builds it straight from the rules' values, four times faster. The digests
 below are of that first JSON, every view of both sides (with and without the log) and every
 new entry, along random games (the property tests' generator), serialised with sorted keys:

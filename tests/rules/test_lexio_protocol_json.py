@@ -3,7 +3,7 @@
 sent since the first release, value for value.
 
 The JSON was first made by way of the typed ``lexio.engine.v1`` messages (``SeatView``,
-``LogEntry``, flattened by ``lexio_common.jsoncodec``: enum values as lower-case codes, a pass
+``LogEntry``, flattened by ``lexio_gateway.jsoncodec``: enum values as lower-case codes, a pass
 cause of no pass ``"unspecified"``, a finisher of no one ``-1``); the one engine contract
 (issue 38) builds it straight from the rules' values. The digests below are of that first
 JSON: every seat's view (with and without the log, before and after the end) and every entry,

@@ -21,13 +21,13 @@ from google.protobuf.message import DecodeError
 
 from lexio.game.v1 import game_pb2 as pb
 from lexio_engine.contract import JsonObject, NotOfferedError, Step, Table
+from lexio_engine.service import encode
 from lexio_engine.servicing import check_state_format
 from rules_core import StateFormatError
 
 
 def write(state_format: str, core: Any, log: Sequence[bytes] = ()) -> bytes:
-    plain = json.dumps(core, ensure_ascii=False, separators=(",", ":")).encode()
-    return pb.JsonState(format=state_format, core=plain, log=log).SerializeToString()
+    return pb.JsonState(format=state_format, core=encode(core), log=log).SerializeToString()
 
 
 def read(raw: bytes, state_format: str) -> tuple[Any, list[bytes]]:
@@ -57,8 +57,8 @@ class JsonStateGame(Generic[S]):
     """What a game whose state is its rules' plain form shares: the state as a
     :class:`JsonState` (its log inside the core), the steps built from the state, and the calls
     it does not offer (clock, preview, review) answered as such. A game sets the class
-    attributes and writes ``start``, ``act`` and ``view``, with :meth:`views` and
-    :meth:`end_cause`."""
+    attributes (its rules' functions, as static methods) and writes ``start``, ``act`` and
+    ``view``."""
 
     state_format: ClassVar[str]
     from_plain: Callable[[Any], S]
@@ -66,13 +66,10 @@ class JsonStateGame(Generic[S]):
     check_seat: Callable[[int], int]
     """The rules' check of a seat (a ValueError for a seat the game does not have)."""
 
-    def views(self, state: S, now: float) -> list[JsonObject]:
-        """Every seat's view, by seat, without the log."""
-        raise NotImplementedError
-
-    def end_cause(self, state: S) -> str:
-        """Why the game ended, "" while it goes on."""
-        raise NotImplementedError
+    views: Callable[[S, float], list[JsonObject]]
+    """The rules' views of every seat, by seat, without the log (state, now)."""
+    end_cause: Callable[[S], str]
+    """The rules' reason the game ended, "" while it goes on."""
 
     def read(self, table: Table, seat: int) -> tuple[S, int]:
         return self.from_plain(read(table.state, self.state_format)[0]), self.check_seat(seat)

@@ -12,8 +12,8 @@ import grpc
 
 from lexio.lobby.v1 import lobby_pb2 as pb
 from lexio.lobby.v1 import lobby_pb2_grpc
-from lexio_common.jsoncodec import to_json
 from lexio_gateway.games.contract import OptionValue
+from lexio_gateway.jsoncodec import to_json
 from lexio_gateway.metrics import LOBBY_CALL_SECONDS
 
 log = logging.getLogger(__name__)

@@ -17,13 +17,11 @@ from lexio_rules import (
     Ending,
     EntryKind,
     Exchange,
-    FormedWord,
     GameState,
     LogEntry,
     Pass,
     PassCause,
     Place,
-    Reason,
     Reserve,
     StateFormatError,
     TilePlacement,
@@ -35,7 +33,6 @@ from lexio_rules.tiles import BLANK, LETTERS
 
 STATE_FORMAT: Final = 1
 
-_REASON_TO_PB: Final = {r: pb.Reason.Value(f"REASON_{r.name}") for r in Reason}
 _CAUSE_TO_PB: Final = {c: pb.PassCause.Value(f"PASS_CAUSE_{c.name}") for c in PassCause}
 _PB_TO_CAUSE: Final = {v: c for c, v in _CAUSE_TO_PB.items()}
 _KIND_TO_PB: Final = {k: pb.EntryKind.Value(f"ENTRY_KIND_{k.name}") for k in EntryKind}
@@ -73,8 +70,8 @@ def _tile_to_pb(t: TilePlacement) -> pb.Tile:
     return pb.Tile(row=t.row, col=t.col, letter=t.letter, blank=t.blank)
 
 
-def word_to_pb(w: WordScore | FormedWord) -> pb.WordScore:
-    """A word where it lies and its score: a log entry's or a preview's."""
+def word_to_pb(w: WordScore) -> pb.WordScore:
+    """A word where it lies and its score, as a log entry keeps it."""
     return pb.WordScore(word=w.word, score=w.score, row=w.row, col=w.col, across=w.across)
 
 

@@ -9,7 +9,6 @@ brings it forward for an absent mover (R29) and sends ``pass:disconnected`` inst
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
@@ -21,6 +20,7 @@ from lexio_engine import json_shape as shape
 from lexio_engine.contract import Clock, JsonObject, Review, Step, Table
 from lexio_engine.lexio import codec
 from lexio_engine.lexio.wire import entry_json, view_json
+from lexio_engine.service import encode
 from lexio_engine.servicing import GAME_NOT_OVER, REVIEW_UNAVAILABLE, Call
 from lexio_rules import (
     Accepted,
@@ -268,7 +268,7 @@ class Lexio:
         except ReviewUnavailableError:
             await call.fail_precondition(REVIEW_UNAVAILABLE)
         return Review(
-            record=json.dumps(done.record, ensure_ascii=False, separators=(",", ":")),
+            record=encode(done.record).decode(),
             # The state's log is the public one, entry for entry what the event frames carried
             # (exchanges as counts: the letters are the state's private ``exchanged``).
             entries=[entry_json(entry) for entry in state.log],

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Final
+from typing import Final
 
 from lexio.mishqaq.v1 import engine_pb2 as pb
+from lexio_engine.service import encode
 from lexio_engine.servicing import check_state_format
 from mishqaq_rules import (
     STATE_FORMAT,
@@ -37,11 +38,6 @@ from mishqaq_rules import (
 )
 from mishqaq_rules.plain import entry_from_plain, entry_to_plain
 
-
-def _json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 # The state --------------------------------------------------------------------------------
 
 
@@ -52,8 +48,8 @@ def state_to_pb(state: GameState, past_log: Sequence[bytes] = ()) -> pb.GameStat
     plain["log_offset"] = 0
     return pb.GameState(
         format=STATE_FORMAT,
-        core=_json(plain),
-        log=[*past_log, *(_json(entry_to_plain(e)) for e in state.log)],
+        core=encode(plain),
+        log=[*past_log, *(encode(entry_to_plain(e)) for e in state.log)],
     )
 
 
@@ -133,4 +129,4 @@ def action_kind(action: Action) -> str:
 
 def record_text(history: History, side: Side) -> str:
     """A finished game's record as ``side`` may review it: JSON text, as a downloaded file is."""
-    return _json(side_record(history, side)).decode()
+    return encode(side_record(history, side)).decode()

@@ -1,5 +1,5 @@
 """Protobuf messages as the protocol's JSON, without knowing any message in advance (the
-lobby's replies in the gateway, a game's typed views in its engine package).
+lobby's replies; games' views come from their engine as JSON already).
 
 Field names stay as in the .proto; enum values become lower-case codes without their type's
 prefix (``REASON_UNKNOWN_WORDS`` → ``"unknown_words"``); an absent sub-message, or an absent
