@@ -11,7 +11,7 @@ import { Home, invitedCode, normalizeCode } from "./home.js";
 import { TableScreen } from "./tablescreen.js";
 import { GAMES, GAME_SCREENS, gameModule, installGames } from "./games.js";
 import { initDialogs } from "./dialogs.js";
-import { setAttention } from "./attention.js";
+import { setAttention, setTitleGame } from "./attention.js";
 import { errorText } from "./errors.js";
 import { ReviewScreen } from "./kit/review.js";
 
@@ -99,6 +99,20 @@ let screenAfterReview = "loading";
 /** @type {string | null} the id of what had the keyboard when the review opened */
 let focusAfterReview = null;
 let closingReview = false;
+/** @type {string | null} the table whose review is open */
+let reviewed = null;
+
+/**
+ * The header and the tab's title name the game on its screens (its table before the start,
+ * its game, its review), the site elsewhere.
+ */
+function renderBrand() {
+  let game = ["home", "loading"].includes(app.screen) ? null : app.table?.game;
+  if (app.screen === "review") game = reviewed ? finishedGame(reviewed)?.game : null;
+  const module = game ? gameModule(game) : null;
+  $("#brand-name").textContent = module ? t(module.name) : t("app.title");
+  setTitleGame(module ? t(module.name) : null);
+}
 
 /** @param {string} name */
 function showScreen(name) {
@@ -111,6 +125,7 @@ function showScreen(name) {
   app.screen = name;
   for (const screen of SCREENS) show($(`#screen-${screen}`), screen === name);
   document.body.dataset.screen = name;
+  renderBrand();
   if (!GAME_SCREENS.includes(name)) setAttention(false);
   requestAnimationFrame(() => {
     const active = document.activeElement;
@@ -123,6 +138,7 @@ function showScreen(name) {
 }
 
 function render() {
+  renderBrand();
   if (app.screen === "home") home.render();
   else if (app.screen === "table") tableScreen.render();
   else if (app.screen === "review") review.render();
@@ -150,6 +166,7 @@ function openReview(tableId) {
     focusAfterReview = document.activeElement?.id || null;
   }
   setReviewAddress(tableId);
+  reviewed = tableId;
   showScreen("review");
   review.open(tableId);
 }
@@ -187,6 +204,25 @@ function rememberEnd() {
     players: table.seats.map((seat) => seat.name),
     you: table.you,
   });
+}
+
+/** The tables whose game this page has shown (in play or at its end). */
+const shownTables = new Set();
+/** Whether this page is a reload of the one before (then it shows what that one showed). */
+const reloaded = performance.getEntriesByType("navigation").some(
+  (entry) => /** @type {PerformanceNavigationTiming} */ (entry).type === "reload",
+);
+
+/** Whether the seat's game is over and this page never showed it: the page was opened again
+ *  (the address typed, a bookmark, back from elsewhere) after the game, not reloaded. */
+function endedBeforeThisPage() {
+  const tableId = app.table?.table_id;
+  if (!tableId || shownTables.has(tableId)) return false;
+  if (!app.view?.ending || reloaded) {
+    shownTables.add(tableId);
+    return false;
+  }
+  return true;
 }
 
 /** What belonged to the previous table: its game, its log, its rematch offer. */
@@ -326,6 +362,13 @@ function onFrame(frame) {
       app.seq = frame.seq;
       app.log = [...(frame.view.log || [])];
       app.view = frame.view;
+      if (endedBeforeThisPage()) {
+        // Opened anew after the game ended (not a reload of its end): home, with the game
+        // among the finished ones to review; the seat of a game over is let go.
+        rememberEnd();
+        goHome();
+        break;
+      }
       enterGame();
       break;
     case "event":

@@ -5,7 +5,7 @@
 
 /**
  * @typedef {object} ActionHost what the channel needs from its screen
- * @property {(frame: any, onReply: (frame: any) => void) => number | null} request sends a
+ * @property {(frame: any, onReply: (frame: any) => void) => string | null} request sends a
  *   request; its id, or null when it could not be sent
  * @property {() => number} seq the seq of the newest frame the screen has
  * @property {() => void} placedShown the tiles of the acked move are on the board now
@@ -19,7 +19,7 @@ export class ActionChannel {
   /** @param {ActionHost} host */
   constructor(host) {
     this.host = host;
-    /** @type {number | null} the id of the action in flight */ this.acting = null;
+    /** @type {string | null} the id of the action in flight */ this.acting = null;
     /** @type {number | null} the seq at which the acked move's tiles are on the board */ this.clearAtSeq = null;
   }
 

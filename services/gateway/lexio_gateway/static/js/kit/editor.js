@@ -1,42 +1,37 @@
 // @ts-check
-// A word game's table controller as every tile game shares it: the player's own rack in the
-// player's order, the tiles placed this turn (not yet played), the selection, the cursor and
-// its directions, typing, click-then-click, drag and drop, rack keys. It holds the action
-// channel (kit/actions.js) and the narrator (kit/narrator.js), which it feeds and which it
-// serves as their host. A game subclasses it and supplies what differs through the hooks below
-// (its tiles, its geometry, its words), the narrator's among them.
+// A word game's table controller as every tile game shares it: a turn-based game
+// (kit/turns.js) with the player's own rack in the player's order, the tiles placed this turn
+// (not yet played), the selection, the cursor and its directions, typing, click-then-click,
+// drag and drop, rack keys, and the reserve a refusal spends. A game subclasses it and
+// supplies what differs through the hooks below (its tiles, its geometry, its words).
 import { $ } from "../dom.js";
-import { currentLanguage, isRtl, onLanguageChange, t } from "../i18n.js";
+import { currentLanguage, isRtl, t } from "../i18n.js";
 import { reorder, shuffle, unplaced } from "../rack.js";
 import { enableDrag } from "../drag.js";
-import { confirmDialog } from "../dialogs.js";
 import { announce } from "../announce.js";
-import { openHelpOnFirstGame } from "./firstgame.js";
-import { ActionChannel } from "./actions.js";
-import { Narrator } from "./narrator.js";
+import { TurnGame } from "./turns.js";
 
 /**
  * @typedef {{ id: number, letter: string, blank?: boolean, [field: string]: any }} RackItem
  * @typedef {RackItem & { row: number, col: number }} Placed
  * @typedef {{ row: number, col: number, dir: string }} Cursor
- * @typedef {{ kind: string, reason?: string, lines: () => Array<string | Node> }} Message
+ * @typedef {import("./turns.js").Message} Message
  * @typedef {{ tries: number, max: number, nextIn: number, at: number }} Reserve
- * @typedef {{ board: string, rack: string, shuffle: string, recall: string, validate: string,
- *   screen: string, leave: string, help: string, game: string }} EditorIds where the screen
- *   keeps its parts (help: its help's <details>), and the game's id
+ * @typedef {import("./turns.js").TurnIds & { board: string, rack: string, shuffle: string,
+ *   recall: string, validate: string }} EditorIds where the screen keeps its parts, and the
+ *   game's id
  */
 
 /** The keys that move the cursor on the board, as (row, col) steps. */
 const ARROWS = ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"];
 
-export class TileEditor {
+export class TileEditor extends TurnGame {
   /**
-   * @param {any} ctx { app, request(frame, onReply, options) → id | null, errorText(frame),
-   *   toast(text), joinNewTable(code), goHome(), leaveGame() }
+   * @param {import("../games.js").Context} ctx
    * @param {EditorIds} ids where the game's screen keeps its parts
    */
   constructor(ctx, ids) {
-    this.ctx = ctx;
+    super(ctx, ids);
     this.ids = ids;
     /** @type {RackItem[]} */ this.tiles = [];
     /** @type {Placed[]} */ this.pending = [];
@@ -44,88 +39,29 @@ export class TileEditor {
     /** @type {Cursor | null} */ this.cursor = null;
     /** @type {Cursor | null} */ this.cursorBefore = null;
     this.nextId = 1;
-    /** @type {Message | null} */ this.message = null;
     /** @type {Reserve | null} */ this.reserve = null;
-    /** @type {any} */ this.ui = null;
-    this.actions = new ActionChannel({
-      request: (frame, onReply) => this.ctx.request(frame, onReply),
-      seq: () => this.app.seq,
-      placedShown: () => {
-        this.pending = [];
-      },
-      acked: () => {
-        this.selected = null;
-        this.message = null;
-      },
-      refused: (frame) => this.refused(frame),
-      failed: (frame) => {
-        this.message = { kind: "error", lines: () => [this.ctx.errorText(frame)] };
-      },
-      replied: () => this.ui.render(),
-    });
-    this.narrator = new Narrator(this, ids.game);
-  }
-
-  /**
-   * Start the screen: its view (drawing), a first reset, the wiring, the clocks' ticks.
-   * @param {any} ui
-   */
-  start(ui) {
-    this.ui = ui;
-    this.reset();
-    this.wire();
-    setInterval(() => this.ui.tick(), 250);
-  }
-
-  /** A new table (or none): forget everything of the previous one. */
-  reset() {
-    this.resetEditor();
-  }
-
-  wire() {
-    this.wireEditor();
   }
 
   /** Forget everything of the table before (a new table, or none). */
   resetEditor() {
+    this.resetTurns();
     this.tiles = [];
     this.pending = [];
     this.selected = null;
     this.cursor = null; // where startCursor() says, once the view has come
     this.cursorBefore = null;
     this.nextId = 1;
-    this.message = null;
     this.reserve = null;
-    this.actions.reset();
-    this.narrator.reset();
-    openHelpOnFirstGame(this.ids.help, this.ids.game);
   }
 
-  get app() {
-    return this.ctx.app;
+  reset() {
+    this.resetEditor();
+    this.ui.reset();
   }
 
-  /** @returns {number | null} the id of the action in flight, if any */
-  get acting() {
-    return this.actions.acting;
-  }
-
-  get table() {
-    return this.app.table;
-  }
-
-  /** @returns {any} the view, when the table is this game's (another game's is not this screen's) */
-  get view() {
-    return null;
-  }
-
-  get over() {
-    return Boolean(this.view?.ending);
-  }
-
-  /** @returns {boolean} whether the player is to move */
-  get myTurn() {
-    return false;
+  wire() {
+    super.wire();
+    this.wireEditor();
   }
 
   // Hooks a game supplies ---------------------------------------------------------------
@@ -252,11 +188,6 @@ export class TileEditor {
     return {};
   }
 
-  /** @returns {boolean} whether what is said now is said at once (the last seconds) */
-  urgent() {
-    return false;
-  }
-
   /** @returns {any} the action that plays the tiles placed */
   placeAction() {
     return {};
@@ -270,16 +201,6 @@ export class TileEditor {
   /** @returns {string | null} why the tiles cannot be played now (a message key), or null */
   whyNotPlay() {
     return this.myTurn ? null : "reason.not_your_turn";
-  }
-
-  /** @param {any} frame @returns {Array<string | Node>} a refusal's lines */
-  refusalLines(frame) {
-    return [String(frame.reason)];
-  }
-
-  /** @returns {string} the leave dialog's text */
-  get leaveText() {
-    return t("confirm.leave_text");
   }
 
   /** The tiles placed changed (they are drawn again). */
@@ -332,48 +253,42 @@ export class TileEditor {
     });
     $(this.ids.recall).addEventListener("click", () => this.recallAll());
     $(this.ids.validate).addEventListener("click", () => this.validate());
-    $(this.ids.leave).addEventListener("click", () => this.leave());
     enableDrag({
       canDrag: (/** @type {HTMLElement} */ source) => Boolean(this.view) && !this.over && source.closest(this.ids.screen) !== null,
       onDrop: (/** @type {HTMLElement} */ source, /** @type {HTMLElement | null} */ target, /** @type {PointerEvent} */ event) =>
         this.drop(source, target, event),
       ...this.dragOptions(),
     });
-    onLanguageChange(() => this.languageChanged());
-    document.addEventListener("visibilitychange", () => this.ui.renderAttention());
-  }
-
-  languageChanged() {
-    this.ui.reset();
-    this.ui.render();
   }
 
   // Server frames -----------------------------------------------------------------------
 
-  /** A new snapshot or view (or table): reconcile what is on screen with it. */
+  /** A new snapshot or view (or table): the rack, the tiles placed and the reserve
+   *  reconciled with it, then said and drawn (kit/turns.js). */
   update() {
     const view = this.view;
-    if (!view) return;
-    this.viewArrived();
-    if (!this.cursor) this.cursor = this.startCursor();
-    if (this.actions.viewShowsAcked(this.app.seq)) this.pending = [];
-    this.reconcile(view.rack, view.board);
-    this.reserve = { tries: view.reserve_tries, max: view.reserve_max, nextIn: view.reserve_next_in, at: Date.now() / 1000 };
-    if (this.whyNotPlay() && this.message?.kind === "refusal") this.message = null;
-    this.hear();
-    this.ui.render();
+    if (view) {
+      if (!this.cursor) this.cursor = this.startCursor();
+      if (this.actions.viewShowsAcked(this.app.seq)) this.pending = [];
+      this.reconcile(view.rack, view.board);
+      this.reserve = { tries: view.reserve_tries, max: view.reserve_max, nextIn: view.reserve_next_in, at: Date.now() / 1000 };
+    }
+    super.update();
   }
 
-  /** A view arrived (before anything is drawn from it). */
-  viewArrived() {}
-
-  render() {
-    this.ui.render();
+  /** A refusal stays while the player may still play the tiles it refused. */
+  refusalPast() {
+    return Boolean(this.whyNotPlay());
   }
 
-  /** The connection came back: whatever was in flight is over; the view tells the truth. */
-  reconnected() {
-    this.actions.reconnected();
+  /** @param {string} kind */
+  acked(kind) {
+    super.acked(kind);
+    this.selected = null;
+  }
+
+  placedShown() {
+    this.pending = [];
   }
 
   /**
@@ -413,11 +328,6 @@ export class TileEditor {
     return null;
   }
 
-  /** @param {any} _entry a log entry @returns {boolean} whether the player made it */
-  isOwnEntry(_entry) {
-    return false;
-  }
-
   /** @returns {boolean} whether the cursor is drawn after the end */
   get cursorAfterEnd() {
     return true;
@@ -436,50 +346,7 @@ export class TileEditor {
     };
   }
 
-  // What the live region says: the narrator's hooks ------------------------------------
-
-  /** @param {any} _entry a log entry @returns {any} it as the live region says it, or null */
-  spokenEntry(_entry) {
-    return null;
-  }
-
-  /** @returns {boolean} whether the log's entries are said at once */
-  entriesUrgent() {
-    return false;
-  }
-
-  /** @returns {string} what changes when another player is to move (or a new turn starts) */
-  currentTurnKey() {
-    return String(this.view.turn);
-  }
-
-  /** A new turn (or the end). */
-  turnChanged() {}
-
-  /** @returns {string} the name of the player to move */
-  moverName() {
-    return "";
-  }
-
-  /** @returns {any} the end as the live region says it */
-  spokenEnding() {
-    return "";
-  }
-
-  /** @returns {any[] | null} what is said before whose turn it is when a game starts, or null */
-  startWords() {
-    return null;
-  }
-
-  /** Say what happened since the last frame (kit/narrator.js). */
-  hear() {
-    this.narrator.hear();
-  }
-
-  /** @param {any} _entry @returns {boolean} whether the end's own sentence says this entry */
-  endingSays(_entry) {
-    return false;
-  }
+  // What the live region says ----------------------------------------------------------
 
   /** @param {number} row @param {number} col */
   sayPlaced(row, col) {
@@ -506,12 +373,6 @@ export class TileEditor {
   /** @param {number} row @param {number} col */
   isFree(row, col) {
     return this.inside(row, col) && this.playable(row, col) && !this.tileAt(row, col) && !this.pendingAt(row, col);
-  }
-
-  /** @param {string} key @param {Record<string, any>} params */
-  info(key, params = {}) {
-    this.message = { kind: "info", lines: () => [t(key, params)] };
-    this.ui.renderMessage();
   }
 
   /** @param {number} id @param {number} row @param {number} col @param {string | null} blankLetter */
@@ -804,25 +665,11 @@ export class TileEditor {
 
   // Acting ------------------------------------------------------------------------------
 
-  /** @param {any} action @param {string} kind @param {{ always?: boolean }} options */
-  act(action, kind, { always = false } = {}) {
-    if (!this.actions.send(action, kind, { always })) return;
-    this.message = null;
-    this.ui.render();
-  }
-
   validate() {
     if (this.acting || this.over) return;
     const why = this.pending.length ? this.whyNotPlay() : this.placeFirstKey;
     if (why) this.info(why);
     else this.act(this.placeAction(), "place");
-  }
-
-  /** R29, M32: the seat stays; coming back is from home. */
-  async leave() {
-    if (!this.view || this.over) return;
-    const ok = await confirmDialog({ title: t("confirm.leave_title"), text: this.leaveText, ok: t("confirm.leave_ok") });
-    if (ok && this.view && !this.over) this.ctx.leaveGame();
   }
 
   /** @param {any} frame a refusal of an act: the reserve it leaves, and why */
@@ -833,6 +680,6 @@ export class TileEditor {
       nextIn: frame.reserve_next_in,
       at: Date.now() / 1000,
     };
-    this.message = { kind: "refusal", reason: frame.reason, lines: () => this.refusalLines(frame) };
+    super.refused(frame);
   }
 }

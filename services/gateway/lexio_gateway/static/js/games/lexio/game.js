@@ -48,7 +48,7 @@ export class Game extends TileEditor {
     });
     this.noteSaid = false; // the preview's disclaimer is said once (gameview.js)
     /** @type {ReturnType<typeof setTimeout> | undefined} */ this.previewTimer = undefined;
-    /** @type {number | null} */ this.previewId = null;
+    /** @type {string | null} */ this.previewId = null;
     /** @type {any} */ this.preview = null;
     /** @type {Set<number>} */ this.clockWarned = new Set();
     this.start(new GameView(this));
@@ -65,22 +65,8 @@ export class Game extends TileEditor {
     this.ui.reset();
   }
 
-  /** The view, when the table is a Lexio one (another game's view is not this screen's). */
-  get view() {
-    const game = this.app.table?.game ?? "lexio";
-    return game === "lexio" ? this.app.view : null;
-  }
-
-  get seat() {
-    return this.app.table?.you ?? -1;
-  }
-
-  get myTurn() {
-    return Boolean(this.view) && !this.over && this.view.turn === this.seat;
-  }
-
   wire() {
-    this.wireEditor();
+    super.wire();
     $("#btn-exchange").addEventListener("click", () => this.exchange());
     $("#btn-pass").addEventListener("click", () => this.pass());
     // The legend is open until the player closes it once: a newcomer meets M×3 explained.
@@ -247,10 +233,6 @@ export class Game extends TileEditor {
 
   spokenEnding() {
     return spokenEnding(this.table, this.view);
-  }
-
-  startWords() {
-    return this.app.log.length ? null : [t("say.game_start")];
   }
 
   /** Four times a second on the player's own turn: warn at 30 and 10 seconds left (R28).

@@ -6,9 +6,8 @@ import { currentLanguage, french, t, tNodes } from "../../i18n.js";
 import { GEOMETRY, tile } from "./board.js";
 import { BLANK, VALUES } from "./layout.js";
 import { formatSeconds, secondsLeft } from "../../clock.js";
-import { sayAs } from "../../text.js";
-import { logLine, pointsNode, renderEnding, renderPlayers, seatName } from "./panels.js";
-import { setAttention } from "../../attention.js";
+import { num, sayAs } from "../../text.js";
+import { logLine, pointsNode, renderEnding } from "./panels.js";
 import { announce } from "../../announce.js";
 import { TileScreen } from "../../kit/screen.js";
 import { renderReserve, timeWords } from "../../kit/time.js";
@@ -34,9 +33,27 @@ export class GameView extends TileScreen {
       log: "#log",
       end: "#end-panel",
       endBody: "#end-body",
+      turn: "#turn-status",
+      players: "#players",
+      endButtons: { rematch: "btn-rematch", joinNew: "btn-join-new", home: "btn-home", review: "btn-review" },
     }, {
       geometry: GEOMETRY,
       logLine,
+      player: {
+        // Real text (an aria-label on a <span> is not read): "9" on screen, "9 points" said.
+        beside: (seat) => {
+          const view = game.view;
+          const score = view.ending ? view.ending.final_scores[seat] : (view.scores?.[seat] ?? 0);
+          return [
+            el("span", { class: "player-score" }, [
+              el("span", { attrs: { "aria-hidden": "true" } }, [num(score)]),
+              el("span", { class: "visually-hidden", text: t("points_long", { count: score }) }),
+            ]),
+          ];
+        },
+        // How many tiles each holds, never which (R6).
+        under: (seat) => [el("span", { class: "player-tiles", text: t("tiles", { count: game.view.rack_counts?.[seat] ?? 0 }) })],
+      },
       rack: {
         face: (item) => tile(item.letter),
         label: (item) =>
@@ -60,14 +77,10 @@ export class GameView extends TileScreen {
     if (!view) return;
     this.renderBoard();
     this.renderRack();
-    renderPlayers($("#players"), g.app.table, view);
-    this.renderLog();
     this.renderStatus();
     this.renderPreview();
-    this.renderMessage();
-    this.renderEnd();
+    super.render();
     this.renderButtons();
-    this.renderAttention();
     this.tick();
     this.revealLastMove("#screen-game .board-wrap");
   }
@@ -75,7 +88,6 @@ export class GameView extends TileScreen {
   renderStatus() {
     const g = this.game;
     const view = g.view;
-    this.renderTurnLine($("#turn-status"));
     $("#bag-count").textContent = t("bag_count", { count: view.bag_count });
     show($("#clock-box"), !g.over);
   }
@@ -168,19 +180,9 @@ export class GameView extends TileScreen {
     $("#btn-validate").classList.toggle("busy", acting);
   }
 
-  renderEnd() {
-    const g = this.game;
-    this.end.render(g, (body) => renderEnding(body, g.app.table, g.view), {
-      host: g.seat === 0,
-      hostName: seatName(g.app.table, 0),
-      ids: { rematch: "btn-rematch", joinNew: "btn-join-new", home: "btn-home", review: "btn-review" },
-    });
-  }
-
-  renderAttention() {
-    const g = this.game;
-    if (!g.view) return; // another game's table: its own screen says whose turn it is
-    setAttention(g.myTurn && document.hidden);
+  /** @param {HTMLElement} body */
+  drawEnding(body) {
+    renderEnding(body, this.game.table, this.game.view);
   }
 
   /** Four times a second: the turn clock (R28) and the reserve (R20). */

@@ -57,11 +57,6 @@ export class MishqaqGame extends TileEditor {
     this.ui.reset();
   }
 
-  /** The view, when the table is an al-Mishqaq one. */
-  get view() {
-    return this.app.table?.game === "mishqaq" ? this.app.view : null;
-  }
-
   /** @returns {string} */
   get side() {
     return this.view?.side ?? "latin";
@@ -107,7 +102,7 @@ export class MishqaqGame extends TileEditor {
   }
 
   wire() {
-    this.wireEditor();
+    super.wire();
     $("#mq-pass").addEventListener("click", () => this.pass());
     $("#mq-pause").addEventListener("click", () => this.togglePause());
     $("#mq-resign").addEventListener("click", () => this.resign());
@@ -282,7 +277,7 @@ export class MishqaqGame extends TileEditor {
    *  @param {any} frame */
   refusalLines(frame) {
     if (frame.reason !== "unknown_words") return [this.ui.reasonText(frame.reason)];
-    const latin = this.table?.options?.latin;
+    const latin = /** @type {string | undefined} */ (this.table?.options?.latin);
     return [
       ...(frame.words || []).map((/** @type {string} */ word) =>
         tNodes("refusal.unknown_word", { word: wordNode(word, this.side, latin) }),

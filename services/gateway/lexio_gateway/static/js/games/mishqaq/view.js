@@ -30,6 +30,7 @@ export class MishqaqView extends TileScreen {
       log: "#mq-log",
       end: "#mq-end",
       endBody: "#mq-end-body",
+      endButtons: { rematch: "mq-rematch", joinNew: "mq-join-new", home: "mq-home", review: "mq-review" },
     }, {
       geometry: GEOMETRY,
       logLine,
