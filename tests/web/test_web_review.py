@@ -58,6 +58,7 @@ from web_review import (
     mishqaq_against_bot,
     mishqaq_to_the_end,
     moves_before,
+    moves_up_to,
     open_review,
     play_lexio_against_bot,
     play_lexio_game,
@@ -66,6 +67,7 @@ from web_review import (
     position,
     press,
     replayed_board,
+    review_stops,
     slide_to,
     table_id,
     token,
@@ -429,12 +431,14 @@ def mishqaq_review_checks(
     language: str = "fr",
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``player`` opens the review from the end screen, steps it, checks the board at two
-    ``chosen`` entries and the last against the replay, downloads the record and replays it
-    to the ending the end screen showed; returns the review and the record."""
+    ``chosen`` entries and the last step against the replay, downloads the record and replays
+    it to the ending the end screen showed; returns the review and the record."""
     ending = player.view()["ending"]
     review = fetch(gateway_url, table_id(player), token(player))
     entries = review["entries"]
-    last = len(entries)
+    # The result is one step with the placement or resignation that caused it (issue 39);
+    # only the last step merges, and a result is no record move: the replay's count holds.
+    last = len(review_stops(entries, "mishqaq")) - 1
     open_review(player, "mishqaq", language)
     assert last_position(player) == last
     press(player, "first")
@@ -514,6 +518,7 @@ def test_an_al_mishqaq_game_ended_by_resignation_is_reviewed_in_french_and_arabi
     # The Arabic player reviews too: each step said in Arabic, the Arabic side's words
     # marked Arabic, the Latin side's French.
     open_review(bruno, "mishqaq", "ar")
+    moves = moves_up_to(entries, len(entries), "mishqaq")
     for at, entry in enumerate(entries, 1):
         if entry["kind"] != "place":
             continue
@@ -521,7 +526,8 @@ def test_an_al_mishqaq_game_ended_by_resignation_is_reviewed_in_french_and_arabi
         slide_to(bruno, at)
         word = entry["words"][0]["word"]
         said = bruno.wait_heard(word, region="polite", start=start)
-        assert said["text"].startswith(f"النقلة {at} من {len(entries)}: "), said
+        move = moves_up_to(entries, at - 1, "mishqaq")
+        assert said["text"].startswith(f"النقلة {move} من {moves}: "), said
         lang = "ar" if entry["side"] == "arabic" else "fr"
         assert [lang, word] in said["words"], said
         assert bruno.page.locator(f'{REVIEW["words"]} bdi[lang="{lang}"]').count() >= 1
@@ -530,8 +536,9 @@ def test_an_al_mishqaq_game_ended_by_resignation_is_reviewed_in_french_and_arabi
     wait_position(ana, 0)
     press(ana, "next")
     wait_position(ana, 1)
-    said = ana.wait_heard("Coup 1 sur", region="polite", start=start)
-    assert said["text"].startswith(f"Coup 1 sur {len(entries)} : "), said
+    # The first step is the opening draw: shown, not a move (issue 39).
+    said = ana.wait_heard("Tirage d'ouverture", region="polite", start=start)
+    assert said["text"].startswith(f"Tirage d'ouverture, avant le coup 1 sur {moves} : "), said
 
     assert_no_axe_violations(ana, "the al-Mishqaq review (fr, desktop)")
     assert_no_axe_violations(bruno, "the al-Mishqaq review (ar, desktop)")
@@ -559,7 +566,7 @@ def test_an_al_mishqaq_race_to_a_try_is_reviewed_and_its_record_replays_to_the_t
     assert f"{winner}: محاولة ناجحة" in salma.text("#mq-end")
     review, _record = mishqaq_review_checks(salma, gateway.url, tmp_path, (3, 9), "ar")
     # The final racks at the last step: both sides' (M12).
-    assert position(salma) == len(review["entries"])
+    assert position(salma) == len(review_stops(review["entries"], "mishqaq")) - 1
     for revealed in ("latin", "arabic"):
         shown = salma.page.locator(
             f'{REVIEW["reveal"]} tr.end-rack-row[data-side="{revealed}"] .mq-tile'

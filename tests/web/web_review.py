@@ -549,3 +549,79 @@ def lexio_replay(path: Path) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
+
+
+# The review's steps (issue 39): moves numbered, the rest named, an end one step with its cause
+
+# Log kinds that are a game's moves (a turn played): Lexio's every entry; al-Mishqaq's
+# placements and passes (M15), not its opening draw, swaps, pauses, resignation or result.
+MOVE_KINDS = {"lexio": ("place", "exchange", "pass"), "mishqaq": ("place", "pass")}
+# al-Mishqaq's result joins the entry its cause follows (M23, M31, M35); a flag follows none.
+ENDED_BY = {"try": "place", "resign": "resign", "dead_position": "pass"}
+
+
+def review_stops(entries: list[dict[str, Any]], game: str) -> list[list[int]]:
+    """The steps the review should have, as the log entries (0-based) each slider position
+    shows: none at the start, then one entry each, but a result that joins the entry before
+    it."""
+    stops: list[list[int]] = [[]]
+    for i, entry in enumerate(entries):
+        cause = ENDED_BY.get(str(entry.get("cause")))
+        ends = game == "mishqaq" and i > 0 and entry["kind"] == "result"
+        if ends and cause == entries[i - 1]["kind"]:
+            stops[-1].append(i)
+        else:
+            stops.append([i])
+    return stops
+
+
+def is_move(entry: dict[str, Any], game: str) -> bool:
+    return entry["kind"] in MOVE_KINDS[game]
+
+
+def moves_up_to(entries: list[dict[str, Any]], through: int, game: str) -> int:
+    """How many moves the log's entries up to index ``through`` (included) are."""
+    return sum(is_move(entry, game) for entry in entries[: through + 1])
+
+
+def review_label(player: Player) -> dict[str, str]:
+    """What the review says of its step: the visible label, the slider's aria-valuetext and
+    the board's name."""
+    found: dict[str, str] = player.page.evaluate(
+        """([position, slider, board]) => ({
+          shown: document.querySelector(position).textContent,
+          valuetext: document.querySelector(slider).getAttribute("aria-valuetext"),
+          board: document.querySelector(board).getAttribute("aria-label"),
+        })""",
+        ["#review-position", REVIEW["slider"], REVIEW["board"]],
+    )
+    return found
+
+
+# Where each sign of a signed number under ``root`` is drawn, and where its digits are: one
+# Range over the sign, one over the digits (the screen's boxes, after the bidi algorithm).
+SIGNED_NUMBERS = """(root) => {
+  const found = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement.checkVisibility()) continue;
+    for (const match of node.data.matchAll(/[-+\\u2212]([0-9\\u0660-\\u0669]+)/g)) {
+      const sign = document.createRange();
+      sign.setStart(node, match.index);
+      sign.setEnd(node, match.index + 1);
+      const digits = document.createRange();
+      digits.setStart(node, match.index + 1);
+      digits.setEnd(node, match.index + match[0].length);
+      const s = sign.getBoundingClientRect(), d = digits.getBoundingClientRect();
+      found.push({ text: match[0], sign: [s.left, s.right], digits: [d.left, d.right] });
+    }
+  }
+  return found;
+}"""
+
+
+def signed_numbers(player: Player, selector: str) -> list[dict[str, Any]]:
+    """Every signed number drawn under ``selector``: its text, the horizontal extent of its
+    sign and of its digits on the screen."""
+    found: list[dict[str, Any]] = player.page.locator(selector).evaluate(SIGNED_NUMBERS)
+    return found

@@ -5,6 +5,9 @@
 // rack then, the end's reveal at the last step, the log with the entry marked, each step said
 // in the live region, and the record downloaded from what was fetched. The game's hook
 // (js/games.js, ReviewHook) draws its board and panels; this module names no game.
+// Steps are not log entries: a step is a move, numbered "Coup n sur N" with N the game's
+// moves, or something else the log holds (a draw, a pause), shown and named as what it is;
+// an entry that only records the end the entry before it caused is one step with it.
 import { $, clear, el, show } from "../dom.js";
 import { currentLanguage, isRtl, t, tNodes } from "../i18n.js";
 import { GridBoard } from "./board.js";
@@ -15,6 +18,50 @@ import { bdi } from "../text.js";
 /** @typedef {import("../store.js").FinishedGame} FinishedGame */
 /** @typedef {import("../games.js").ReviewHook} ReviewHook */
 /** @typedef {import("../games.js").ReviewTable} ReviewTable */
+
+/**
+ * What a game adds to its ReviewHook so that the review counts moves, not log entries. Each
+ * is optional: without them every entry is a move, a step of its own.
+ * @typedef {object} ReviewSteps
+ * @property {(entry: any) => boolean} [isMove]  a move of the game (a turn played): numbered;
+ *   any other entry is still a step, named by stepLabel
+ * @property {(entry: any, table: ReviewTable) => string} [stepLabel]  what a step that is not
+ *   a move is ("Tirage d'ouverture"), in the page's language
+ * @property {(entry: any, previous: any) => boolean} [endedBy]  ``entry`` only records the end
+ *   that ``previous``, the entry before it, caused (a resignation's result): one step with it
+ */
+
+/** @typedef {ReviewHook & ReviewSteps} StepHook */
+
+/**
+ * A step of the review: the view it shows (an index of the review's steps), the log entries
+ * it shows (indexes; more than one when an end was caused by the first), whether it is a move
+ * and how many moves were played by its end.
+ * @typedef {{view: number, entries: number[], move: boolean, moves: number}} Stop
+ */
+
+/**
+ * The review's steps from its log: the start, then one per entry but an ending that joins the
+ * entry that caused it.
+ * @param {any[]} entries @param {ReviewSteps} hook @returns {Stop[]}
+ */
+export function stopsOf(entries, hook) {
+  /** @type {Stop[]} */
+  const stops = [{ view: 0, entries: [], move: false, moves: 0 }];
+  let moves = 0;
+  entries.forEach((entry, i) => {
+    const previous = stops[stops.length - 1];
+    if (i > 0 && hook.endedBy?.(entry, entries[i - 1])) {
+      previous.view = i + 1;
+      previous.entries.push(i);
+      return;
+    }
+    const move = hook.isMove ? hook.isMove(entry) : true;
+    if (move) moves += 1;
+    stops.push({ view: i + 1, entries: [i], move, moves });
+  });
+  return stops;
+}
 
 /** What is said waits this long after the last step (a held key says only where it stops). */
 const SAY_DELAY = 250; // ms
@@ -101,8 +148,11 @@ export class ReviewScreen {
     this.tableId = null;
     /** @type {Review | null} */
     this.review = null;
-    /** @type {ReviewHook | null} */
+    /** @type {StepHook | null} */
     this.hook = null;
+    /** @type {Stop[]} the review's steps (the slider's values) */
+    this.stops = [];
+    this.moves = 0; // the game's moves: the "N" of "Coup n sur N"
     this.gameName = ""; // its catalog key
     /** @type {ReviewTable | null} */
     this.table = null;
@@ -149,7 +199,7 @@ export class ReviewScreen {
   }
 
   get last() {
-    return this.review ? this.review.steps.length - 1 : 0;
+    return this.review ? this.stops.length - 1 : 0;
   }
 
   /**
@@ -220,14 +270,17 @@ export class ReviewScreen {
     this.asked += 1;
     clearTimeout(this.sayTimer);
     this.review = null;
+    this.stops = [];
     this.tableId = null;
     $("#review-live").textContent = "";
   }
 
-  /** @param {Review} review @param {ReviewHook} hook */
+  /** @param {Review} review @param {StepHook} hook */
   start(review, hook) {
     this.review = review;
     this.hook = hook;
+    this.stops = stopsOf(review.entries, hook);
+    this.moves = this.stops.reduce((most, stop) => Math.max(most, stop.moves), 0);
     this.table = hook.table(review);
     const wrap = $("#review-board-wrap");
     const root = $("#review-board");
@@ -256,23 +309,32 @@ export class ReviewScreen {
     this.sayTimer = setTimeout(() => this.say(), SAY_DELAY);
   }
 
-  /** @returns {import("../games.js").ReviewStep} */
+  /** The step shown: its view, the entry that made it (the first of a merged step: the one
+   *  the game tells) and the view before that entry.
+   *  @returns {import("../games.js").ReviewStep} */
   step() {
     const review = /** @type {Review} */ (this.review);
-    const i = this.index;
+    const stop = this.stops[this.index];
+    const first = stop.entries[0];
     return {
       table: /** @type {ReviewTable} */ (this.table),
-      view: review.steps[i],
-      before: i > 0 ? review.steps[i - 1] : null,
-      entry: i > 0 ? review.entries[i - 1] : null,
-      index: i,
+      view: review.steps[stop.view],
+      before: first === undefined ? null : review.steps[first],
+      entry: first === undefined ? null : review.entries[first],
+      index: stop.view,
     };
   }
 
-  /** "Coup 5 sur 32" (or the start), as shown and as the slider says its value. */
+  /** "Coup 5 sur 32", the start, or what a step that is not a move is and where it falls
+   *  ("Pause sens, après le coup 4 sur 32"): as shown, as the slider says its value, as said. */
   positionText() {
-    const total = this.review?.entries.length ?? 0;
-    return this.index === 0 ? t("review.position_start", { count: total }) : t("review.position", { n: this.index, count: total });
+    const stop = this.stops[this.index];
+    const count = this.moves;
+    if (!stop || this.index === 0) return t("review.position_start", { count });
+    if (stop.move) return t("review.position", { n: stop.moves, count });
+    const entry = this.review?.entries[stop.entries[0]];
+    const what = this.hook?.stepLabel?.(entry, /** @type {ReviewTable} */ (this.table)) ?? "";
+    return stop.moves === 0 ? t("review.position_other_start", { what, count }) : t("review.position_other", { what, n: stop.moves, count });
   }
 
   /** Everything again (a new review, a new language). */
@@ -353,29 +415,33 @@ export class ReviewScreen {
     wrap.scrollTop += (top + bottom) / 2 - (box.top + box.bottom) / 2;
   }
 
-  /** The log, drawn once per review and language; the step's entry marked and in sight. */
+  /** The log, drawn once per review and language; the step's entries marked and in sight
+   *  (aria-current on the first only: one step, said once). */
   renderLog() {
     const list = $("#review-log");
     this.log?.render(this.review?.entries ?? [], this.table);
-    const items = [...list.children].filter((item) => !item.classList.contains("log-empty"));
+    const items = /** @type {HTMLElement[]} */ ([...list.children].filter((item) => !item.classList.contains("log-empty")));
+    const shown = this.stops[this.index]?.entries ?? [];
     items.forEach((item, i) => {
-      const current = i === this.index - 1;
-      item.classList.toggle("current", current);
-      if (current) item.setAttribute("aria-current", "step");
+      item.classList.toggle("current", shown.includes(i));
+      if (i === shown[0]) item.setAttribute("aria-current", "step");
       else item.removeAttribute("aria-current");
     });
     // Within the log only: the page does not jump (a phone's controls stay under the finger).
-    const item = /** @type {HTMLElement | undefined} */ (items[this.index - 1]);
-    if (!item) {
+    const first = items[shown[0]];
+    const end = items[shown[shown.length - 1]];
+    if (!first || !end) {
       list.scrollTop = 0;
       return;
     }
-    const top = item.offsetTop - list.offsetTop;
+    const top = first.offsetTop - list.offsetTop;
+    const bottom = end.offsetTop - list.offsetTop + end.offsetHeight;
     if (top < list.scrollTop) list.scrollTop = top;
-    else if (top + item.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + item.offsetHeight - list.clientHeight;
+    else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = Math.min(top, bottom - list.clientHeight);
   }
 
-  /** The step in the live region: "Coup 5 sur 32 : …", the end's account at the last. */
+  /** The step in the live region: "Coup 5 sur 32 : …" (the visible label, then what the
+   *  step did), the end's account at the last. */
   say() {
     if (!this.review || !this.hook) return;
     const step = this.step();

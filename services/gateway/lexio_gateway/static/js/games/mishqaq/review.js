@@ -37,7 +37,13 @@ function gain({ entry, before, view }) {
   return t("mq.review.gained", { count: Math.max(0, gained), left });
 }
 
-/** @type {import("../../games.js").ReviewHook} */
+/** M15: a turn is a placement or a pass; the opening draw, a swap (within a turn, M27), a
+ *  pause (M30) and a resignation (at any moment, M31) are not moves. */
+const MOVES = new Set(["place", "pass"]);
+/** The entry a result's cause follows (M23, M31, M35); a flag (M29) follows no action. */
+const ENDED_BY = /** @type {Record<string, string>} */ ({ try: "place", resign: "resign", dead_position: "pass" });
+
+/** @type {import("../../kit/review.js").StepHook} */
 export const review = {
   geometry: GEOMETRY,
   look: { board: "mq-board zoom-0", wrap: "mq-board-wrap", ltr: true },
@@ -53,6 +59,9 @@ export const review = {
     };
   },
   logLine,
+  isMove: (entry) => MOVES.has(entry.kind),
+  stepLabel: (entry) => t(`mq.review.step.${entry.kind}`),
+  endedBy: (entry, previous) => entry.kind === "result" && ENDED_BY[entry.cause] === previous.kind,
   summary(step) {
     const box = el("div", { class: "review-entry" }, [el("p", {}, [entryNode(step.entry, step.table)])]);
     const gained = gain(step);
