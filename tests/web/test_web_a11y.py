@@ -130,7 +130,7 @@ def test_axe_finds_no_wcag_violation_on_any_screen_or_state(
     bruno.page.locator("#dlg-exchange[open]").wait_for()
     assert_no_axe_violations(bruno, "the exchange dialog open")
     bruno.page.keyboard.press("Escape")
-    bruno.page.click("#btn-leave-game")
+    bruno.page.click("#btn-leave")
     bruno.page.locator("#dlg-confirm[open]").wait_for()
     assert bruno.active_matches("#confirm-cancel"), "the dialog must focus its safe choice"
     assert_no_axe_violations(bruno, "the leave dialog open")

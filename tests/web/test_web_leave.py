@@ -38,7 +38,7 @@ def test_leaving_mid_game_keeps_the_seat_the_table_passes_and_the_player_comes_b
     assert token
 
     # Asked first, with what leaving means; "cancel" keeps him at the table.
-    bruno.page.click("#btn-leave-game")
+    bruno.page.click("#btn-leave")
     bruno.page.locator("#dlg-confirm[open]").wait_for()
     question = bruno.text("#dlg-confirm")
     assert "Quitter la table ?" in question
@@ -51,7 +51,7 @@ def test_leaving_mid_game_keeps_the_seat_the_table_passes_and_the_player_comes_b
     assert bruno.page.locator("#screen-game").is_visible()
     assert connected_as(loop_thread, gateway, "Bruno")
 
-    bruno.page.click("#btn-leave-game")
+    bruno.page.click("#btn-leave")
     bruno.page.click("#confirm-ok")
     bruno.wait_screen("home")
     away = bruno.page.locator("#home-away")

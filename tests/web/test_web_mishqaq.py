@@ -166,9 +166,9 @@ def test_a_race_to_a_try_french_desktop_against_an_arabic_phone(
     # Then a blank standing for a letter she also holds, dragged, its letter chosen (M26).
     tiles, letter = blank_opening(ana)
     rack_tile(ana, "?").drag_to(cell(ana, tiles[0]["row"], tiles[0]["col"]))
-    ana.page.locator("#dlg-mq-blank[open]").wait_for()
+    ana.page.locator("#dlg-blank[open]").wait_for()
     assert_no_axe_violations(ana, "al-Mishqaq, the blank's letter dialog (fr)")
-    ana.page.click(f'#dlg-mq-blank [data-letter="{letter}"]')
+    ana.page.click(f'#dlg-blank [data-letter="{letter}"]')
     ana.page.locator("#mq-board .mq-tile.pending.blank").wait_for()
     place(ana, tiles[1:], "drag")
     validate(ana, "click")

@@ -43,7 +43,7 @@ MISHQAQ = {
     "resume": "#mq-resume",
     "pause_panel": "#mq-pause-panel",
     "resign": "#mq-resign",
-    "blank_dialog": "#dlg-mq-blank",
+    "blank_dialog": "#dlg-blank",
     "pending": "#mq-board .mq-tile.pending",
     "partner": ".mq-partner",
     "labels": "#mq-board .col-label, #mq-board .row-label",

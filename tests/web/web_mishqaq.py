@@ -307,7 +307,7 @@ def place(player: Player, tiles: Tiles, how: str) -> None:
                 source.click()
                 target.click()
             if tile["tile"] == "?":
-                player.page.click(f'#dlg-mq-blank [data-letter="{tile["as"]}"]')
+                player.page.click(f'#dlg-blank [data-letter="{tile["as"]}"]')
     player.wait_js(f"{pending} === {expected}")
 
 

@@ -206,6 +206,26 @@ async function fetchMarkup(url) {
  * site's, so a game's rules win over the site's where both apply). Resolves once all of it is
  * there: the screens' controllers and the home page find their elements.
  */
+/**
+ * The kit's shared controls (index.html's <template data-kit-part>) put into a game's markup
+ * where it asks (data-kit="<part>"), before the game's own there; each data-part element takes
+ * the id data-kit-prefix + part, by which the game's controller finds it.
+ * @param {HTMLElement} root
+ */
+function expandKitParts(root) {
+  /** @type {NodeListOf<HTMLElement>} */
+  const slots = root.querySelectorAll("[data-kit]");
+  for (const slot of slots) {
+    const template = document.querySelector(`template[data-kit-part="${slot.dataset.kit}"]`);
+    if (!(template instanceof HTMLTemplateElement)) throw new Error(`markup: no kit part "${slot.dataset.kit}"`);
+    const content = /** @type {DocumentFragment} */ (template.content.cloneNode(true));
+    for (const node of /** @type {NodeListOf<HTMLElement>} */ (content.querySelectorAll("[data-part]"))) {
+      node.id = `${slot.dataset.kitPrefix ?? ""}${node.dataset.part}`;
+    }
+    slot.prepend(content);
+  }
+}
+
 export async function installGames() {
   const styles = GAME_LIST.map((game) => linkStyles(game.styles));
   const markups = await Promise.all(GAME_LIST.map((game) => fetchMarkup(game.markup)));
@@ -216,7 +236,9 @@ export async function installGames() {
       const place = PLACES[part.dataset.install ?? ""];
       if (!place) throw new Error(`markup: no place "${part.dataset.install}"`);
       delete part.dataset.install;
-      place(document.adoptNode(part));
+      const node = document.adoptNode(part);
+      expandKitParts(node);
+      place(node);
     }
   }
   await Promise.all(styles);

@@ -4,6 +4,7 @@
 import { el, show } from "../dom.js";
 import { currentLanguage, t, tNodes } from "../i18n.js";
 import { bdi } from "../text.js";
+import { announce } from "../announce.js";
 
 /**
  * Append the rematch offer and the actions to ``body``, the end panel's body.
@@ -63,10 +64,13 @@ export class EndPanel {
     this.panel = panel;
     this.body = body;
     this.key = "";
+    /** @type {string | null} the rematch offer the live region has said (its code) */
+    this.offered = null;
   }
 
   reset() {
     this.key = "";
+    this.offered = null;
   }
 
   /**
@@ -85,10 +89,18 @@ export class EndPanel {
     const key = `${currentLanguage()}|${app.seq}|${app.rematch?.code ?? ""}|${app.table?.seats?.length}`;
     if (key === this.key) return;
     const first = this.key === "";
+    const hadFocus = this.panel.contains(document.activeElement);
     this.key = key;
     show(this.panel, true);
     drawEnding(this.body);
     appendEndActions(this.body, game.ctx, { ...end, rematch: app.rematch, tableId: app.table?.table_id });
-    if (first) this.body.querySelector("h2")?.focus();
+    // The offer is said when it comes: it appears in a panel the player may have read already.
+    const offer = end.host ? null : app.rematch;
+    if (offer && !first && offer.code !== this.offered) {
+      announce(tNodes("end.rematch_offer", { host: bdi(offer.host || end.hostName) }));
+    }
+    this.offered = offer?.code ?? null;
+    // The keyboard lands on the result once, and stays in the panel when it is drawn again.
+    if (first || hadFocus) this.body.querySelector("h2")?.focus();
   }
 }

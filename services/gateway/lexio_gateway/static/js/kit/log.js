@@ -29,3 +29,14 @@ export class LogView {
     root.scrollTop = root.scrollHeight;
   }
 }
+
+/**
+ * A log entry's line as the kit's games write it: its number, then what the game says of it.
+ * @param {{ number: number, kind: string }} entry @param {Node} body
+ */
+export function logItem(entry, body) {
+  return el("li", { class: `log-entry kind-${entry.kind}`, data: { number: String(entry.number) } }, [
+    el("span", { class: "log-num", text: String(entry.number) }),
+    el("span", { class: "log-body" }, [body]),
+  ]);
+}

@@ -1,21 +1,23 @@
 // @ts-check
 // The blank's letter (a tile that stands for any letter of the player's alphabet): one
-// picker for every game, laid out in the script's own direction (an Arabic alphabet reads
-// from the right), typed or clicked.
+// picker for every game (index.html's #dlg-blank), laid out in the script's own direction (an
+// Arabic alphabet reads from the right), typed or clicked; its title and help are the game's.
 import { $, clear, el } from "../dom.js";
+import { t } from "../i18n.js";
 import { open } from "../dialogs.js";
 
 /**
- * @param {string} dialogId the picker's <dialog> (its markup: a grid of id ``gridId``)
- * @param {string} gridId
  * @param {{ letters: string, lang?: string | null, rtl?: boolean,
- *   fold: (key: string) => string | null }} alphabet the letters, their language and
- *   direction, and how a typed key reads as one of them (or null)
+ *   fold: (key: string) => string | null, title: string, help: string }} alphabet the
+ *   letters, their language and direction, how a typed key reads as one of them (or null),
+ *   and the dialog's title and help (catalog keys)
  * @returns {Promise<string | null>} the letter chosen, or null if the player cancels
  */
-export async function chooseLetter(dialogId, gridId, alphabet) {
-  const dialog = /** @type {HTMLDialogElement} */ ($(dialogId));
-  const grid = /** @type {HTMLElement} */ ($(gridId, dialog));
+export async function chooseLetter(alphabet) {
+  const dialog = /** @type {HTMLDialogElement} */ ($("#dlg-blank"));
+  const grid = /** @type {HTMLElement} */ ($("#blank-letters", dialog));
+  $("#blank-title", dialog).textContent = t(alphabet.title);
+  $("#blank-help", dialog).textContent = t(alphabet.help);
   const { letters } = alphabet;
   if (grid.dataset.letters !== letters) {
     clear(grid);

@@ -6,7 +6,7 @@
 // subclasses it with its board, its own actions and its words (the hooks below); its drawing
 // is a TurnScreen's (kit/turnscreen.js). The tile games' editor (kit/editor.js) is one such
 // subclass.
-import { onLanguageChange, t } from "../i18n.js";
+import { currentLanguage, onLanguageChange, t } from "../i18n.js";
 import { confirmDialog } from "../dialogs.js";
 import { openHelpOnFirstGame } from "./firstgame.js";
 import { ActionChannel } from "./actions.js";
@@ -205,9 +205,11 @@ export class TurnGame {
     return t("confirm.leave_text");
   }
 
-  /** @returns {Confirmation} what resigning asks first */
+  /** @returns {Confirmation} what resigning asks first: the others win at once */
   resignConfirmation() {
-    return { title: t("confirm.resign_title"), text: t("confirm.resign_text"), ok: t("confirm.resign_ok") };
+    const others = (this.table?.seats ?? []).map((_, seat) => this.seatName(seat)).filter((_, seat) => seat !== this.seat);
+    const names = new Intl.ListFormat(currentLanguage(), { type: "conjunction" }).format(others);
+    return { title: t("confirm.resign_title"), text: t("confirm.resign_text", { name: names }), ok: t("confirm.resign_ok") };
   }
 
   /** Away from a game in progress: the seat stays (a game's policy says what its absence

@@ -11,8 +11,10 @@ const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 /** R15: the letter a blank stands for, or null if the player cancels. */
 export function chooseBlankLetter() {
-  return chooseLetter("#dlg-blank", "#blank-letters", {
+  return chooseLetter({
     letters: LETTERS,
+    title: "blank.title",
+    help: "blank.help",
     fold: (key) => (key.length === 1 && LETTERS.includes(key.toUpperCase()) ? key.toUpperCase() : null),
   });
 }

@@ -44,7 +44,7 @@ export class Game extends TileEditor {
       screen: "#screen-game",
       help: "#screen-game .help-box details",
       game: "lexio",
-      leave: "#btn-leave-game",
+      leave: "#btn-leave",
     });
     this.noteSaid = false; // the preview's disclaimer is said once (gameview.js)
     /** @type {ReturnType<typeof setTimeout> | undefined} */ this.previewTimer = undefined;

@@ -1,6 +1,6 @@
 // @ts-check
-// What is always in sight during a game: the players (scores, tiles, connection, turn), the
-// log (R11), and, at the end, the reckoning (R30–R32).
+// What is always in sight during a game: the log (R11) and, at the end, the reckoning
+// (R30–R32); the players' list is the kit's (kit/players.js) with gameview.js's score and tiles.
 import { clear, el } from "../../dom.js";
 import { currentLanguage, french, t, tNodes } from "../../i18n.js";
 import { BLANK, cellName } from "./layout.js";
@@ -27,46 +27,6 @@ export function names(list) {
 /** @param {any} table @param {number} seat */
 export function seatName(table, seat) {
   return table?.seats?.[seat]?.name ?? `#${seat + 1}`;
-}
-
-/** The players: name, score, tiles held (never which, R6), connection, whose turn.
- *  @param {HTMLElement} root @param {any} table @param {any} view */
-export function renderPlayers(root, table, view) {
-  clear(root);
-  const seats = table?.seats ?? [];
-  const ending = view?.ending;
-  seats.forEach((/** @type {any} */ seat, /** @type {number} */ index) => {
-    const score = ending ? ending.final_scores[index] : (view?.scores?.[index] ?? 0);
-    const turn = !ending && view && view.turn === index;
-    const item = el("li", {
-      class: ["player", turn ? "turn" : "", index === table.you ? "me" : "", seat.connected ? "online" : "offline"]
-        .join(" ")
-        .trim(),
-      data: { seat: String(index) },
-    });
-    const meta = el("span", { class: "player-meta" });
-    if (index === table.you) meta.append(el("span", { class: "badge", text: t("game.you") }));
-    if (seat.host) meta.append(el("span", { class: "badge host", text: t("table.host") }));
-    meta.append(
-      el("span", { class: "player-tiles", text: t("tiles", { count: view?.rack_counts?.[index] ?? 0 }) }),
-      el("span", {
-        class: seat.connected ? "visually-hidden" : "badge offline-badge",
-        text: t(seat.connected ? "seat.connected" : "seat.disconnected"),
-      }),
-    );
-    if (turn) meta.append(el("span", { class: "visually-hidden", text: t("game.turn_marker") }));
-    item.append(
-      el("span", { class: "conn-dot", attrs: { "aria-hidden": "true" } }),
-      el("span", { class: "player-name" }, [bdi(seat.name)]),
-      // Real text (an aria-label on a <span> is not read): "9" on screen, "9 points" said.
-      el("span", { class: "player-score" }, [
-        el("span", { attrs: { "aria-hidden": "true" } }, [num(score)]),
-        el("span", { class: "visually-hidden", text: t("points_long", { count: score }) }),
-      ]),
-      meta,
-    );
-    root.append(item);
-  });
 }
 
 /** @param {any} word @param {boolean} withPoints */

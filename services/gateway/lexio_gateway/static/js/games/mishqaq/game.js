@@ -170,8 +170,10 @@ export class MishqaqGame extends TileEditor {
   /** M26: the letter a blank stands for, among its owner's script; null if cancelled. */
   chooseBlank() {
     const side = this.side;
-    return chooseLetter("#dlg-mq-blank", "#mq-blank-letters", {
+    return chooseLetter({
       letters: LETTERS[side],
+      title: "mq.blank.title",
+      help: "mq.blank.help",
       lang: side === "arabic" ? "ar" : null,
       rtl: side === "arabic",
       fold: (key) => foldKey(key, side),
