@@ -409,3 +409,22 @@ def refused_opening(player: Player, list_id: str) -> tuple[Tiles, str]:
                 ]
                 return tiles, word
     raise AssertionError("no refusable opening")
+
+
+# A phone's network ---------------------------------------------------------------------------
+
+PHONE_LATENCY_MS = 150
+"""A mobile network's round trip: the reply to an action comes several frames after the press
+(on this machine it comes before the next frame)."""
+
+
+def slow_network(player: Player, latency_ms: int = PHONE_LATENCY_MS) -> CDPSession:
+    """The page's network as a phone's: each request and WebSocket message delayed by
+    ``latency_ms`` (Chromium's own emulation). Keep the session returned while it should last."""
+    session = player.page.context.new_cdp_session(player.page)
+    session.send("Network.enable")
+    session.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    return session

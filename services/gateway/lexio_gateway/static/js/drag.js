@@ -20,6 +20,85 @@ function visibleTop() {
   return top;
 }
 
+/** Whether ``node`` is laid over what scrolls beneath it: stuck to a top, left or right edge,
+ *  as a phone's clocks are to the page's top and a panning board's labels to its window's
+ *  edges. A bar stuck to the bottom (the rack's) is not: a drop there is meant for the bar.
+ *  @param {Element} node */
+function stuckOver(node) {
+  const style = getComputedStyle(node);
+  return style.position === "sticky" && style.bottom === "auto";
+}
+
+/**
+ * What a drop at (x, y) falls on: the [data-drop] element under the pointer, or else the one
+ * hidden there by what is stuck over it. A phone's page scrolled down slides the board's
+ * window under the sticky clocks: a tile dropped on a cell there went back to the rack
+ * (issue 39). ``covers``: the stuck elements over the target at that point.
+ * @param {number} x @param {number} y
+ * @returns {{ target: HTMLElement | null, covers: Element[] }}
+ */
+function dropAt(x, y) {
+  const stack = document.elementsFromPoint(x, y);
+  const covers = stack.filter(stuckOver);
+  for (const node of stack) {
+    const target = node.closest("[data-drop]");
+    if (target instanceof HTMLElement) {
+      return { target, covers: covers.filter((cover) => !cover.contains(target)) };
+    }
+    if (!covers.some((cover) => cover.contains(node))) break;
+  }
+  return { target: null, covers: [] };
+}
+
+/** The box that ``node``, stuck, stays in sight of while it scrolls (the page's, or a panning
+ *  board's window). @param {Element} node @returns {Element} */
+function scrollerOf(node) {
+  for (let at = node.parentElement; at && at !== document.body; at = at.parentElement) {
+    const style = getComputedStyle(at);
+    if (style.overflowX !== "visible" || style.overflowY !== "visible") return at;
+  }
+  return document.scrollingElement ?? document.documentElement;
+}
+
+const REVEAL_GAP = 4; // pixels left between a revealed cell and what was over it
+
+/**
+ * A drop target found under ``covers`` scrolled out from under them, so that the player sees
+ * where the tile went: each stuck element's box scrolled by what it hides of the target (the
+ * page from under the clocks, then the board's window from under its labels, which the first
+ * scroll may have brought over it).
+ * @param {HTMLElement} target @param {Element[]} covers
+ */
+function reveal(target, covers) {
+  for (let pass = 0; covers.length && pass < 3; pass += 1) {
+    for (const cover of covers) {
+      const style = getComputedStyle(cover);
+      const over = cover.getBoundingClientRect();
+      const box = target.getBoundingClientRect();
+      const dy = style.top === "auto" ? 0 : Math.min(0, box.top - over.bottom - REVEAL_GAP);
+      let dx = 0;
+      if (style.left !== "auto") dx = Math.min(0, box.left - over.right - REVEAL_GAP);
+      else if (style.right !== "auto") dx = Math.max(0, box.right - over.left + REVEAL_GAP);
+      if (dx || dy) scrollerOf(cover).scrollBy(dx, dy);
+    }
+    const box = target.getBoundingClientRect();
+    const seen = dropAt(box.left + box.width / 2, box.top + box.height / 2);
+    covers = seen.target === target ? seen.covers : [];
+  }
+}
+
+/** The top of what the page shows of ``node``'s box (at ``x``): below a header stuck over it,
+ *  whose lower edge is then the box's top edge for panning.
+ *  @param {Element} node @param {DOMRect} box @param {number} x */
+function shownTop(node, box, x) {
+  let top = box.top;
+  for (const cover of document.elementsFromPoint(x, Math.max(box.top, 0) + 1)) {
+    if (node.contains(cover) || !stuckOver(cover)) continue;
+    top = Math.max(top, cover.getBoundingClientRect().bottom);
+  }
+  return top;
+}
+
 /** How fast to scroll a box along one axis with the pointer at ``at`` (within ``edge`` of
  *  its ``low`` or ``high`` side: towards that side).
  *  @param {number} at @param {number} low @param {number} high @param {number} edge */
@@ -40,8 +119,9 @@ function scrollSpeed(y) {
 
 /**
  * hooks.canDrag(source) → bool; hooks.onDrop(source, target, event) where source is the
- * element carrying data-drag and target the element carrying data-drop under the pointer
- * (or null). Optional: hooks.scrollers() → elements that scroll on their own (a board wider
+ * element carrying data-drag and target the element carrying data-drop under the pointer, or
+ * hidden there by a sticky header (then scrolled out from under it first), or null.
+ * Optional: hooks.scrollers() → elements that scroll on their own (a board wider
  * than a phone) and scroll, both ways, while the pointer rests near their edges;
  * hooks.pageScroll (default true): whether the page itself scrolls near the window's edges.
  */
@@ -70,16 +150,9 @@ export function enableDrag(hooks) {
     drag = null;
   }
 
-  /** @param {number} x @param {number} y @returns {HTMLElement | null} */
-  function targetAt(x, y) {
-    const under = document.elementFromPoint(x, y);
-    const target = under ? under.closest("[data-drop]") : null;
-    return target instanceof HTMLElement ? target : null;
-  }
-
   function hover() {
     if (!drag) return;
-    const over = targetAt(drag.px, drag.py);
+    const over = dropAt(drag.px, drag.py).target;
     if (over !== drag.over) {
       drag.over?.classList.remove("drop-over");
       over?.classList.add("drop-over");
@@ -103,14 +176,17 @@ export function enableDrag(hooks) {
       if (drag.px < box.left || drag.px > box.right || drag.py < box.top || drag.py > box.bottom) continue;
       const under = document.elementFromPoint(drag.px, drag.py);
       if (!under || !node.contains(under)) continue;
-      const edge = Math.min(BOX_EDGE, box.width / 4, box.height / 4);
+      // A box whose top has slid under a sticky header pans up from that header's lower edge:
+      // its own top edge is out of the finger's reach (issue 39).
+      const top = shownTop(node, box, drag.px);
+      const edge = Math.min(BOX_EDGE, box.width / 4, (box.bottom - top) / 4);
       const armed = armedEdges(node, drag);
       if (drag.px >= box.left + edge) armed.left = true;
       if (drag.px <= box.right - edge) armed.right = true;
-      if (drag.py >= box.top + edge) armed.top = true;
+      if (drag.py >= top + edge) armed.top = true;
       if (drag.py <= box.bottom - edge) armed.bottom = true;
       let dx = edgeSpeed(drag.px, box.left, box.right, edge);
-      let dy = edgeSpeed(drag.py, box.top, box.bottom, edge);
+      let dy = edgeSpeed(drag.py, top, box.bottom, edge);
       if ((dx < 0 && !armed.left) || (dx > 0 && !armed.right)) dx = 0;
       if ((dy < 0 && !armed.top) || (dy > 0 && !armed.bottom)) dy = 0;
       if (!dx && !dy) continue;
@@ -204,7 +280,9 @@ export function enableDrag(hooks) {
     setTimeout(() => {
       suppressClick = false;
     }, 0);
-    hooks.onDrop(source, targetAt(event.clientX, event.clientY), event);
+    const { target, covers } = dropAt(event.clientX, event.clientY);
+    if (target) reveal(target, covers);
+    hooks.onDrop(source, target, event);
   });
 
   document.addEventListener("pointercancel", cleanup);

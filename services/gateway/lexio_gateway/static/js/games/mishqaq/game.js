@@ -438,7 +438,9 @@ export class MishqaqGame extends TileEditor {
 
   /** M30: a meaning pause, at any moment, three per player; only its caller ends it early. */
   togglePause() {
-    if (this.over) return;
+    // Acting: the button only looks busy while an action is on its way (view.js keeps it
+    // focusable); a second press then is not a second request.
+    if (this.over || this.acting) return;
     if (this.pausedByMe) this.act({ resume: {} }, "resume");
     else if (!this.paused) this.act({ pause: {} }, "pause");
   }

@@ -258,7 +258,19 @@ export class MishqaqView extends TileScreen {
     const pause = /** @type {HTMLButtonElement} */ ($("#mq-pause"));
     const left = view?.[`${g.side}_pauses_left`] ?? 0;
     pause.textContent = g.pausedByMe ? t("mq.resume") : t("mq.pause.button", { count: left });
-    pause.disabled = !playing || acting || (g.paused && !g.pausedByMe) || (!g.paused && left <= 0);
+    // While a pause or resume (or any action) is on its way the button is only marked busy,
+    // never disabled: a focused button that is disabled loses the focus to <body> when the
+    // page is next drawn, and on a phone that comes before the reply does (issue 39). A press
+    // meanwhile does nothing (the game's togglePause).
+    const unusable = !playing || (g.paused && !g.pausedByMe) || (!g.paused && left <= 0);
+    const focused = document.activeElement === pause;
+    pause.disabled = unusable;
+    if (acting && !unusable) pause.setAttribute("aria-disabled", "true");
+    else pause.removeAttribute("aria-disabled");
+    pause.classList.toggle("busy", acting && !unusable);
+    // No pause left after this one, or the other side's pause came: the keyboard goes on to
+    // the board on purpose rather than falling to <body>.
+    if (focused && unusable && playing) this.game.focusCursor();
     /** @type {HTMLButtonElement} */ ($("#mq-resign")).disabled = !playing;
     show($("#mq-play"), playing);
     show($("#mq-top-actions"), playing);
