@@ -79,6 +79,11 @@ export class TileScreen extends TurnScreen {
     $(this.rackEmpty).hidden = g.rackTiles().length > 0 || g.over;
   }
 
+  renderPlaying() {
+    super.renderPlaying();
+    $(this.game.ids.validate).classList.toggle("busy", Boolean(this.game.acting));
+  }
+
   /** Tiles placed out of turn: the player may prepare a move while another plays. */
   prepareHint() {
     const g = this.game;

@@ -15,9 +15,10 @@ import { Narrator } from "./narrator.js";
 /**
  * What the message box says to this player only: a refusal, an error, or a hint ("info").
  * @typedef {{ kind: string, reason?: string, lines: () => Array<string | Node> }} Message
- * @typedef {{ game: string, screen: string, help: string, leave?: string, resign?: string }} TurnIds
- *   the game's id and where its screen keeps its parts (help: its help's <details>; leave,
- *   resign: its buttons, if it has them)
+ * @typedef {{ game: string, screen: string, help: string, leave?: string, resign?: string,
+ *   catalog?: string }} TurnIds the game's id and where its screen keeps its parts (help: its
+ *   help's <details>; leave, resign: its buttons, if it has them); catalog: its catalog keys'
+ *   prefix, if not its id
  * @typedef {{ title: string, text: string, ok: string }} Confirmation
  */
 
@@ -55,7 +56,7 @@ export class TurnGame {
     this.wire();
     onLanguageChange(() => this.languageChanged());
     document.addEventListener("visibilitychange", () => this.ui.renderAttention());
-    setInterval(() => this.ui.tick(), 250);
+    setInterval(() => this.ui.tickIfShown(), 250);
   }
 
   /** A new table (or none): forget everything of the previous one. */
@@ -187,7 +188,7 @@ export class TurnGame {
   /** A refusal's reason in words: the game's catalog first, the site's, else "unspecified".
    *  @param {string} reason */
   reasonText(reason) {
-    for (const key of [`${this.ids.game}.reason.${reason}`, `reason.${reason}`]) {
+    for (const key of [`${this.ids.catalog ?? this.ids.game}.reason.${reason}`, `reason.${reason}`]) {
       const text = t(key);
       if (text !== key) return text;
     }

@@ -3,7 +3,7 @@
 // the turn line, the players, the message box, the log, the end panel with its rematch, and
 // the page's call for attention. A game's screen extends it with its board and its own parts
 // (kit/screen.js: a tile game's board and rack).
-import { $, clear } from "../dom.js";
+import { $, clear, show } from "../dom.js";
 import { t } from "../i18n.js";
 import { setAttention } from "../attention.js";
 import { MessageBox } from "./message.js";
@@ -60,6 +60,7 @@ export class TurnScreen {
     this.renderLog();
     this.renderMessage();
     this.renderEnd();
+    this.renderPlaying();
     this.renderAttention();
   }
 
@@ -127,4 +128,18 @@ export class TurnScreen {
 
   /** Four times a second (clocks, reserves): nothing without a clock. */
   tick() {}
+
+  /** The tick, while the screen shows a view of its game. */
+  tickIfShown() {
+    if (this.game.view && !$(this.game.ids.screen).hidden) this.tick();
+  }
+
+  /** What only a game in progress shows (its controls, its leave box: data-while-playing),
+   *  and the validate button's busy look while an action is on its way. */
+  renderPlaying() {
+    const g = this.game;
+    for (const node of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(`${g.ids.screen} [data-while-playing]`))) {
+      show(node, !g.over);
+    }
+  }
 }

@@ -10,20 +10,24 @@ import { chooseBlankLetter, chooseExchange } from "./dialogs.js";
 import { BLANK, SIZE, cellName, squareAt } from "./layout.js";
 import { bdi } from "../../text.js";
 import { names, seatName, spokenEnding, spokenEntry } from "./panels.js";
-import { GameView, URGENT, reasonText } from "./gameview.js";
+import { GameView, URGENT } from "./gameview.js";
 import { bonusWords, tileWords } from "./board.js";
 import { secondsLeft } from "../../clock.js";
 import { announce } from "../../announce.js";
 import { load, save } from "../../store.js";
 import { $ } from "../../dom.js";
+import { fillLegend } from "../../kit/legend.js";
 
 const PREVIEW_DELAY = 150; // ms after the last change
+/** The squares the key explains (R8, R9); the multipliers' marks are read, the symbols not. */
+const LEGEND = ["letter2", "letter3", "word2", "word3", "crossing", "source", "wall"];
+const MULTIPLIERS = new Set(["letter2", "letter3", "word2", "word3"]);
 /** clockWarned's mark of another player's last seconds (said once per turn). */
 const OTHER_LAST = -1;
 
 /** R19: every refused word named, never "does not exist"; then the reserve (R20).
- *  @param {any} frame */
-function refusalLines(frame) {
+ *  @param {any} frame @param {(reason: string) => string} reasonText */
+function refusalLines(frame, reasonText) {
   if (frame.reason !== "unknown_words") return [reasonText(frame.reason)];
   return [
     ...frame.words.map((/** @type {string} */ word) => tNodes("refusal.unknown_word", { word: french(word) })),
@@ -71,6 +75,15 @@ export class Game extends TileEditor {
     $("#btn-pass").addEventListener("click", () => this.pass());
     // The legend is open until the player closes it once: a newcomer meets M×3 explained.
     const legend = /** @type {HTMLDetailsElement} */ ($("#legend-box"));
+    fillLegend(
+      $(".legend", legend),
+      LEGEND.map((kind) => ({
+        swatch: `sq-${kind}`,
+        name: `bonus.${kind}.name`,
+        short: kind === "wall" ? undefined : `bonus.${kind}.short`,
+        spoken: MULTIPLIERS.has(kind),
+      })),
+    );
     if (load("legend") === "closed") legend.open = false;
     legend.addEventListener("toggle", () => save("legend", legend.open ? null : "closed"));
   }
@@ -188,7 +201,7 @@ export class Game extends TileEditor {
 
   /** @param {any} frame */
   refusalLines(frame) {
-    return refusalLines(frame);
+    return refusalLines(frame, (reason) => this.reasonText(reason));
   }
 
   changed() {

@@ -14,14 +14,6 @@ import { renderReserve, timeWords } from "../../kit/time.js";
 
 export const URGENT = 10; // seconds left when the clock turns red (and the live region asserts)
 
-/** A refusal reason in words a player understands (R19 for unknown words).
- *  @param {string} reason */
-export function reasonText(reason) {
-  const key = `reason.${reason}`;
-  const text = t(key);
-  return text === key ? t("reason.unspecified") : text;
-}
-
 export class GameView extends TileScreen {
   /** @param {any} game */
   constructor(game) {
@@ -81,7 +73,7 @@ export class GameView extends TileScreen {
     this.renderPreview();
     super.render();
     this.renderButtons();
-    this.tick();
+    this.tickIfShown();
     this.revealLastMove("#screen-game .board-wrap");
   }
 
@@ -110,7 +102,7 @@ export class GameView extends TileScreen {
       return;
     }
     if (!preview.well_formed) {
-      const text = t("preview.malformed", { reason: reasonText(preview.reason) });
+      const text = t("preview.malformed", { reason: g.reasonText(preview.reason) });
       box.append(el("span", { class: "preview-bad", text }));
       this.sayPreview(text, text);
       return;
@@ -168,16 +160,12 @@ export class GameView extends TileScreen {
 
   renderButtons() {
     const g = this.game;
-    const playing = Boolean(g.view) && !g.over;
     const acting = Boolean(g.acting);
     /** @type {HTMLButtonElement} */ ($("#btn-validate")).disabled = !g.myTurn || acting || !g.pending.length;
     /** @type {HTMLButtonElement} */ ($("#btn-exchange")).disabled = !g.myTurn || acting || !(g.view?.bag_count > 0);
     /** @type {HTMLButtonElement} */ ($("#btn-pass")).disabled = !g.myTurn || acting;
     /** @type {HTMLButtonElement} */ ($("#btn-recall")).disabled = !g.pending.length;
     /** @type {HTMLButtonElement} */ ($("#btn-shuffle")).disabled = g.rackTiles().length < 2;
-    show($("#play-area"), playing);
-    show($("#leave-box"), playing);
-    $("#btn-validate").classList.toggle("busy", acting);
   }
 
   /** @param {HTMLElement} body */
@@ -189,7 +177,6 @@ export class GameView extends TileScreen {
   tick() {
     const g = this.game;
     const view = g.view;
-    if (!view || $("#screen-game").hidden) return;
     const clock = $("#clock");
     if (!g.over) {
       const left = secondsLeft(view.turn_deadline);

@@ -10,6 +10,7 @@ import { announce } from "../../announce.js";
 import { bdi } from "../../text.js";
 import { $ } from "../../dom.js";
 import { TileEditor } from "../../kit/editor.js";
+import { fillLegend } from "../../kit/legend.js";
 import { chooseLetter } from "../../kit/picker.js";
 import { LETTERS, RED, SIZE, cellName, foldKey, isLetterKey, otherSide, parseCell } from "./tiles.js";
 import { entryNode, sideName, spokenEnding, wordNode } from "./panels.js";
@@ -23,6 +24,8 @@ const WARNINGS = [300, 60, URGENT];
 /** M11, M35: a rack holds at most 12 tiles; a pass then draws nothing. */
 const RACK_MAX = 12;
 const DRAW = 3;
+/** The key's swatches (mishqaq.css) and the catalog keys of what they are. */
+const LEGEND = { "half-latin": "halves", red: "red", target: "target", "tile-latin": "tiles", "tile-bilingual": "bilingual", "tile-blank": "blank" };
 /** Log entries that are not turns (M35 counts turns). */
 const NOT_TURNS = new Set(["pause", "resume", "pause_expired", "swap", "opening"]);
 
@@ -40,7 +43,9 @@ export class MishqaqGame extends TileEditor {
       screen: "#screen-mishqaq",
       help: "#screen-mishqaq .help-box details",
       game: "mishqaq",
+      catalog: "mq",
       leave: "#mq-leave",
+      resign: "#mq-resign",
     });
     this.viewAt = 0; // local seconds when the view arrived (its banks count from then)
     /** @type {Set<number>} */ this.warned = new Set();
@@ -103,9 +108,10 @@ export class MishqaqGame extends TileEditor {
 
   wire() {
     super.wire();
+    const legend = Object.entries(LEGEND).map(([swatch, key]) => ({ swatch: `mq-swatch ${swatch}`, name: `mq.legend.${key}` }));
+    fillLegend($("#mq-legend .legend"), legend);
     $("#mq-pass").addEventListener("click", () => this.pass());
     $("#mq-pause").addEventListener("click", () => this.togglePause());
-    $("#mq-resign").addEventListener("click", () => this.resign());
     $("#mq-pause-panel").addEventListener("click", (event) => {
       if (/** @type {HTMLElement} */ (event.target).closest("#mq-resume")) this.togglePause();
     });
@@ -278,7 +284,7 @@ export class MishqaqGame extends TileEditor {
   /** M24 (as R19): every unknown word named, never "does not exist"; then the reserve.
    *  @param {any} frame */
   refusalLines(frame) {
-    if (frame.reason !== "unknown_words") return [this.ui.reasonText(frame.reason)];
+    if (frame.reason !== "unknown_words") return [this.reasonText(frame.reason)];
     const latin = /** @type {string | undefined} */ (this.table?.options?.latin);
     return [
       ...(frame.words || []).map((/** @type {string} */ word) =>
@@ -445,14 +451,12 @@ export class MishqaqGame extends TileEditor {
     else if (!this.paused) this.act({ pause: {} }, "pause");
   }
 
-  /** M31: at any moment, also out of turn and during a pause; asked first. */
-  async resign() {
-    if (!this.view || this.over) return;
-    const ok = await confirmDialog({
+  /** M31: at any moment, also out of turn and during a pause (the kit asks first). */
+  resignConfirmation() {
+    return {
       title: t("mq.confirm.resign_title"),
       text: t("mq.confirm.resign_text", { name: sideName(this.table, otherSide(this.side)) }),
       ok: t("mq.confirm.resign_ok"),
-    });
-    if (ok && this.view && !this.over) this.act({ resign: {} }, "resign", { always: true });
+    };
   }
 }

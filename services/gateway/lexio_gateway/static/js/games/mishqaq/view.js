@@ -75,14 +75,6 @@ export class MishqaqView extends TileScreen {
     }
   }
 
-  /** A refusal reason in words a player understands (M24 for unknown words).
-   *  @param {string} reason */
-  reasonText(reason) {
-    const key = `mq.reason.${reason}`;
-    const text = t(key);
-    return text === key ? t("reason.unspecified") : text;
-  }
-
   /** "29 min 59 s" (a reader's words for "29:59"). @param {number} seconds */
   timeWords(seconds) {
     return timeWords(seconds);
@@ -95,14 +87,11 @@ export class MishqaqView extends TileScreen {
     this.renderBoard();
     this.renderRack();
     this.renderClocks();
-    this.renderLog();
     this.renderStatus();
     this.renderPause();
-    this.renderMessage();
-    this.renderEnd();
+    super.render();
     this.renderButtons();
-    this.renderAttention();
-    this.tick();
+    this.tickIfShown();
     this.centre();
     this.revealLastMove("#mq-board-wrap");
   }
@@ -272,20 +261,6 @@ export class MishqaqView extends TileScreen {
     // the board on purpose rather than falling to <body>.
     if (focused && unusable && playing) this.game.focusCursor();
     /** @type {HTMLButtonElement} */ ($("#mq-resign")).disabled = !playing;
-    show($("#mq-play"), playing);
-    show($("#mq-top-actions"), playing);
-    show($("#mq-leave-box"), playing);
-    $("#mq-validate").classList.toggle("busy", acting);
-  }
-
-  renderEnd() {
-    const g = this.game;
-    const table = g.table;
-    this.end.render(g, (root) => this.drawEnding(clear(root)), {
-      host: table?.you === 0,
-      hostName: table?.seats?.[0]?.name ?? "",
-      ids: { rematch: "mq-rematch", joinNew: "mq-join-new", home: "mq-home", review: "mq-review" },
-    });
   }
 
   /** M33–M35: why it ended, who won, both clocks, and both racks revealed (M12).
@@ -304,7 +279,6 @@ export class MishqaqView extends TileScreen {
   tick() {
     const g = this.game;
     const view = g.view;
-    if (!view || $("#screen-mishqaq").hidden) return;
     if (this.wasPaused !== g.paused) {
       // A pause that ran out by itself (M30: no frame says so; the next action's log will):
       // the mover's clock runs again, and the player is told.

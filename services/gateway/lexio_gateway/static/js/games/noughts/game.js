@@ -4,7 +4,7 @@
 // message, end and rematch). What is noughts' own: the grid, the mark each seat plays (N1),
 // its moves and its end in words. The client holds no rule: a mark is sent as pressed and the
 // server judges it (docs/noughts.md).
-import { $, el, show } from "../../dom.js";
+import { $, el } from "../../dom.js";
 import { t, tNodes } from "../../i18n.js";
 import { bdi } from "../../text.js";
 import { TurnGame } from "../../kit/turns.js";
@@ -103,8 +103,6 @@ class NoughtsScreen extends TurnScreen {
     this.noughts.board.render({ board: view.board, over: this.noughts.over, line: view.ending?.line ?? [] });
     $("#noughts-you").textContent = t("noughts.you_play", { mark: view.mark });
     super.render();
-    show($("#noughts-actions"), !this.noughts.over);
-    show($("#noughts-leave-box"), !this.noughts.over);
   }
 
   /** @param {HTMLElement} body */
