@@ -72,6 +72,13 @@ async def _stream_forever(
         await asyncio.sleep(0.01)
 
 
+async def _stream_busy(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+    """Never waits inside the handler: a client's cancel always finds it suspended in
+    gRPC's write of a message, outside the generator, which is then closed (GeneratorExit)."""
+    while True:
+        yield request
+
+
 async def _client_stream(
     requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext
 ) -> bytes:
@@ -107,6 +114,7 @@ def _handlers() -> grpc.GenericRpcHandler:
             "Gen": us(_stream_gen),
             "Write": us(_stream_write),
             "Forever": us(_stream_forever),
+            "Busy": us(_stream_busy),
             "Collect": grpc.stream_unary_rpc_method_handler(_client_stream, _identity, _identity),
             "Bidi": grpc.stream_stream_rpc_method_handler(_bidi, _identity, _identity),
         },
@@ -269,6 +277,30 @@ def test_cancelled_and_timed_out_calls_are_counted() -> None:
             _handled(registry, "unary", "Slow", "Canceled")
             + _handled(registry, "unary", "Slow", "DeadlineExceeded")
             == 1
+        )
+
+    asyncio.run(_with_server(scenario))
+
+
+def test_a_stream_cancelled_between_its_messages_is_counted_as_canceled() -> None:
+    """The cancel reaches the handler outside its own code (gRPC writing a message): the
+    generator is closed, not cancelled, and that is the client's cancel too, never Unknown.
+    Before this case was handled, test_cancelled_and_timed_out_calls_are_counted failed now
+    and then under load (its handler sleeps between messages, so the cancel mostly lands in
+    the handler's sleep)."""
+
+    async def scenario(channel: grpc.aio.Channel, registry: CollectorRegistry) -> None:
+        busy = channel.unary_stream(f"/{SERVICE}/Busy", _identity, _identity)
+        call = busy(b"b")
+        assert await call.read() == b"b"
+        call.cancel()
+        await _until(
+            lambda: (
+                _handled(registry, "server_stream", "Busy", "Canceled"),
+                _handled(registry, "server_stream", "Busy", "Unknown"),
+            ),
+            (1.0, 0.0),
+            "Busy handled as Canceled (not Unknown)",
         )
 
     asyncio.run(_with_server(scenario))

@@ -150,7 +150,10 @@ def split_method(full_method: str) -> tuple[str, str]:
 
 def _final_code(context: grpc.aio.ServicerContext, error: BaseException | None) -> grpc.StatusCode:
     """The status the client receives: the one set on the context (abort or set_code),
-    else OK on return, CANCELLED on cancellation, UNKNOWN on any other exception."""
+    else OK on return, CANCELLED on cancellation, UNKNOWN on any other exception. A streaming
+    handler's generator closed before it finished (GeneratorExit) is a cancellation too: the
+    cancel found the handler inside gRPC's write of a message, outside the generator, and gRPC
+    then closes the generator instead of cancelling it."""
     code = context.code()
     if isinstance(code, grpc.StatusCode):
         return code
@@ -158,7 +161,7 @@ def _final_code(context: grpc.aio.ServicerContext, error: BaseException | None) 
         return next((c for c in grpc.StatusCode if c.value[0] == code), grpc.StatusCode.UNKNOWN)
     if error is None:
         return grpc.StatusCode.OK
-    if isinstance(error, asyncio.CancelledError):
+    if isinstance(error, asyncio.CancelledError | GeneratorExit):
         return grpc.StatusCode.CANCELLED
     return grpc.StatusCode.UNKNOWN
 
