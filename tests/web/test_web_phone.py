@@ -4,6 +4,10 @@ turn-based layer: each failed on the code before the issue.
 - Defect 1: after a refused move on a phone (360×740, touch), the refusal's message lies under
   the sticky button bar (French: wholly; Arabic: its bottom third). Now the message is in sight,
   above the bar, with the buttons.
+- Valider, as defect 3 (the pause) found: a focused button disabled while its action is on
+  its way, or once the move is played, lost the focus to <body> at the next frame; a keyboard
+  player pressing Enter on Valider then had to find the page again. The kit moves the focus
+  to the board's cursor when a focused control of the screen becomes unusable.
 - Defect 7: opening "/" again after a finished game reopened the old end screen; now it is the
   home page with the finished game in its list (a reload of the end screen keeps the end: the
   player asked for the same page). And the header named "Lexio" on al-Mishqaq's screens: it
@@ -20,8 +24,8 @@ import web_browser
 from lexio_testing import GatewayFactory
 from web_axe import assert_no_axe_violations
 from web_browser import PlayerFactory
-from web_kit import DESKTOP, LEXIO, PHONE, lexio_table, mishqaq_table, still
-from web_mishqaq import mishqaq_gateway, wait_ended
+from web_kit import DESKTOP, LEXIO, PHONE, focused, lexio_table, mishqaq_table, still
+from web_mishqaq import mishqaq_gateway, slow_network, wait_ended
 from web_pages import Player
 from web_words import legal_move, refused_move
 
@@ -95,6 +99,30 @@ def test_defect_1_a_refusal_is_in_sight_with_the_buttons_on_a_phone(
     assert bruno.fully_in_view(LEXIO["validate"]), f"Valider: {validate.bounding_box()}"
     assert not covered(bruno, LEXIO["validate"])["covered"]
     assert_no_axe_violations(bruno, f"Lexio, a refusal in sight ({language}, phone)")
+
+
+@pytest.mark.parametrize("device", ["phone", "desktop"])
+def test_enter_on_valider_leaves_the_keyboard_on_the_board(
+    gateway_factory: GatewayFactory, players: PlayerFactory, device: str
+) -> None:
+    """Ana (a phone's network: 150 ms each way) places a word, focuses Valider and presses
+    Enter: once the move is played and drawn, the focus is on the board (its cursor), not on
+    <body>."""
+    gateway = gateway_factory(seed=REFUSAL_SEED)
+    size = PHONE if device == "phone" else DESKTOP
+    ana, _bruno = lexio_table(players, gateway, host=size, guest=DESKTOP)
+    view = ana.view()
+    ana.place_by_click(legal_move(view["board"], view["rack"], 1))
+    network = slow_network(ana)
+    still(ana)
+    ana.page.focus(LEXIO["validate"])
+    ana.page.keyboard.press("Enter")
+    ana.wait_log(1)
+    still(ana)
+    where = focused(ana)
+    network.detach()
+    assert where is not None, f"after Enter on Valider ({device}) the focus fell to <body>"
+    assert ana.active_matches(f"{LEXIO['board']} .cell"), f"the focus after Valider: {where}"
 
 
 def brand(player: Player) -> str:

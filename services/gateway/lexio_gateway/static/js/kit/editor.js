@@ -455,6 +455,10 @@ export class TileEditor extends TurnGame {
     return [r, c];
   }
 
+  focusBoard() {
+    this.focusCursor();
+  }
+
   focusCursor() {
     this.ui.renderBoard();
     if (this.cursor) this.ui.board.cell(this.cursor.row, this.cursor.col)?.focus();

@@ -201,6 +201,11 @@ export class TurnGame {
     this.ui.renderMessage();
   }
 
+  /** The keyboard to the board (its cell that takes the focus). */
+  focusBoard() {
+    /** @type {HTMLElement | null} */ (document.querySelector(`${this.ids.screen} [role="grid"] [tabindex="0"]`))?.focus();
+  }
+
   /** @returns {string} the leave dialog's text */
   get leaveText() {
     return t("confirm.leave_text");

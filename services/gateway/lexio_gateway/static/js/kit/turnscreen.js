@@ -62,6 +62,27 @@ export class TurnScreen {
     this.renderEnd();
     this.renderPlaying();
     this.renderAttention();
+    this.renderControls();
+  }
+
+  /** The game's buttons (enabled or not), then the keyboard kept on the screen. */
+  renderControls() {
+    this.renderButtons();
+    this.keepFocus();
+  }
+
+  /** Which of the game's controls may be used now: the game's. */
+  renderButtons() {}
+
+  /**
+   * A focused control that became unusable (its move played, the turn gone, an action on its
+   * way) would drop the keyboard to <body> at the next frame, and a keyboard or screen reader
+   * player would have to find the page again: the board takes it instead.
+   */
+  keepFocus() {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLButtonElement) || !active.disabled) return;
+    if ($(this.game.ids.screen).contains(active)) this.game.focusBoard();
   }
 
   renderTurn() {

@@ -72,7 +72,6 @@ export class GameView extends TileScreen {
     this.renderStatus();
     this.renderPreview();
     super.render();
-    this.renderButtons();
     this.tickIfShown();
     this.revealLastMove("#screen-game .board-wrap");
   }

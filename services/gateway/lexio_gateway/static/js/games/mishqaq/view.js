@@ -90,7 +90,6 @@ export class MishqaqView extends TileScreen {
     this.renderStatus();
     this.renderPause();
     super.render();
-    this.renderButtons();
     this.tickIfShown();
     this.centre();
     this.revealLastMove("#mq-board-wrap");
@@ -252,14 +251,10 @@ export class MishqaqView extends TileScreen {
     // page is next drawn, and on a phone that comes before the reply does (issue 39). A press
     // meanwhile does nothing (the game's togglePause).
     const unusable = !playing || (g.paused && !g.pausedByMe) || (!g.paused && left <= 0);
-    const focused = document.activeElement === pause;
     pause.disabled = unusable;
     if (acting && !unusable) pause.setAttribute("aria-disabled", "true");
     else pause.removeAttribute("aria-disabled");
     pause.classList.toggle("busy", acting && !unusable);
-    // No pause left after this one, or the other side's pause came: the keyboard goes on to
-    // the board on purpose rather than falling to <body>.
-    if (focused && unusable && playing) this.game.focusCursor();
     /** @type {HTMLButtonElement} */ ($("#mq-resign")).disabled = !playing;
   }
 
@@ -289,7 +284,7 @@ export class MishqaqView extends TileScreen {
       this.renderClocks();
       this.renderStatus();
       this.renderPause();
-      this.renderButtons();
+      this.renderControls();
     }
     for (const side of SIDES) {
       const card = $(`#mq-clocks .mq-clock[data-side="${side}"]`);
