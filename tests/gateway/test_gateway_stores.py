@@ -10,10 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from lexio_testing import LoopThread, RedisServer, eventually
 from prometheus_client import REGISTRY
 
-from lexio_gateway.records import ActionReply, StoredEvent, TableRecord, TableStatus
+from lexio_gateway.records import (
+    ActionReply,
+    SeatToken,
+    StoredEvent,
+    TableRecord,
+    TableStatus,
+)
 from lexio_gateway.redis_store import RedisTableStore
 from lexio_gateway.store import (
     SqliteTableStore,
@@ -168,6 +175,46 @@ def test_the_sqlite_log_is_copied_off_the_event_loop_and_stays_bounded(
     assert sizes[-1] < 2 * sizes[0], sizes
     loop_thread.run(store.close())
     assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before_they_are_answered(
+    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 40: LEXIO_REDIS_WAIT_REPLICAS=1 covers every write a reply promises, not only
+    commits. A seat token (what `seated` hands the player) and a table's record are on the
+    replica when the store returns; with the replica gone, both are refused as unavailable
+    (a failover to a replica without the token would lock the player out of their game)."""
+    replica_dir = tmp_path / "replica"
+    replica_dir.mkdir()
+    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
+    replica = RedisServer(str(replica_dir))
+    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
+    replica.start()
+    seat = SeatToken("t1", "p1", "Ana")
+
+    async def scenario() -> None:
+        store = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=1.0)
+        try:
+            await eventually(lambda: b"state=online" in redis_server.command("INFO"), "online")
+            await store.add_token("h1", seat)
+            with redis.Redis.from_url(replica.url) as on_replica:
+                held = on_replica.get(store.layout.token("h1"))
+                assert held is not None, "the token was answered before the replica had it"
+                record = TableRecord("t1", "lexio", "ABCDE-FGHIJ", TableStatus.OPEN, version=1)
+                await store.create_table(record)
+                assert on_replica.hget(store.layout.table("t1"), "meta") is not None
+            replica.stop(kill=True)
+            with pytest.raises(StoreUnavailableError, match="seat token"):
+                await store.add_token("h2", SeatToken("t1", "p2", "Bruno"))
+            with pytest.raises(StoreUnavailableError, match="creation"):
+                await store.create_table(dataclasses.replace(record, table_id="t2"))
+        finally:
+            await store.close()
+
+    try:
+        loop_thread.run(scenario())
+    finally:
+        replica.stop()
 
 
 def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(

@@ -451,7 +451,9 @@ def test_config_from_env_reads_the_redis_settings(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("LEXIO_LOBBY_REDIS_PREFIX", "prod:lobby:")
     monkeypatch.setenv("LEXIO_LOBBY_REDIS_TIMEOUT", "0.5")
     monkeypatch.setenv("LEXIO_LOBBY_STORE_CHECK_INTERVAL", "2")
+    monkeypatch.setenv("LEXIO_REDIS_WAIT_REPLICAS", "1")
     config = LobbyConfig.from_env()
+    assert (config.redis_wait_replicas, config.redis_wait_timeout) == (1, 0.5)
     assert (config.redis_url, config.redis_prefix) == ("redis://:pw@10.0.0.5:6380/2", "prod:lobby:")
     assert (config.redis_timeout, config.store_check_interval) == (0.5, 2.0)
     assert config.store_description == "redis://10.0.0.5:6380/2"
@@ -492,6 +494,44 @@ def test_the_key_layout(loop_thread: LoopThread, redis_server: RedisServer, tmp_
             assert set(raw.keys(f"{p}*")) == {f"{p}schema", f"{p}joins:caller:guesser"}
     finally:
         lobby.stop()
+
+
+def test_with_wait_replicas_a_table_and_a_seat_are_on_a_replica_before_they_are_answered(
+    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 40: LEXIO_REDIS_WAIT_REPLICAS=1 (the gateway's setting, read by the lobby too):
+    a new table and a seat are on Redis's replica when the lobby answers; with the replica
+    gone, create and join answer UNAVAILABLE (store_unavailable) instead of promising what a
+    failover to the replica would take back."""
+    replica_dir = tmp_path / "replica"
+    replica_dir.mkdir()
+    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
+    replica = RedisServer(str(replica_dir))
+    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
+    replica.start()
+    config = replace(
+        lobby_config(tmp_path / "unused.sqlite3", redis_url=redis_server.url),
+        redis_wait_replicas=1,
+        redis_wait_timeout=1.0,
+    )
+    lobby = LobbyHarness(loop_thread, config).start()
+    try:
+        deadline = time.monotonic() + 10
+        while b"state=online" not in redis_server.command("INFO"):
+            assert time.monotonic() < deadline, "the replica never came online"
+            time.sleep(0.05)
+        created = lobby.create()
+        key = f"{DEFAULT_PREFIX}table:{created.table.table_id}"
+        with redis.Redis.from_url(replica.url, decode_responses=True) as on_replica:
+            assert on_replica.hget(key, "version") == "1", "answered before the replica had it"
+            lobby.join(created.invite_code, "p1", caller="joiner")
+            assert on_replica.hget(key, "version") == "2"
+        replica.stop(kill=True)
+        assert refusal(lobby.create) == DOWN
+        assert refusal(lobby.join, created.invite_code, "p2", caller="joiner") == DOWN
+    finally:
+        lobby.stop()
+        replica.stop()
 
 
 # -- cancellation -----------------------------------------------------------------------------

@@ -227,14 +227,17 @@ class RedisTableStore:
     async def create_table(self, record: TableRecord) -> None:
         key = self.layout.table(record.table_id)
 
-        async def create() -> None:
+        async def create() -> int:
             if not await self._client.hsetnx(key, "version", record.version):
                 raise VersionConflictError(record.table_id)
-            await self._client.hset(
+            pipe = self._client.pipeline(transaction=False)
+            pipe.hset(
                 key, mapping={"meta": _meta(record), "state": record.state, "commit": record.commit}
             )
+            self._queue_waits(pipe, key)
+            return self._replicas(await pipe.execute(), 1)
 
-        await self._guard(create)
+        self._check_replicas(await self._guard(create), "the table's creation")
 
     async def get_table(self, table_id: str) -> TableRecord | None:
         fields = await self._guard(lambda: self._client.hgetall(self.layout.table(table_id)))
@@ -345,6 +348,28 @@ class RedisTableStore:
         else:
             pipe.execute_command(*wait)
 
+    def _queue_waits(self, pipe: Any, *keys: str) -> None:
+        """With ``wait_replicas``, a WAIT after the writes to each of ``keys`` (at each key's
+        node, on the connection that wrote it): what follows counts the replicas that have
+        them all."""
+        if self._wait_replicas:
+            for key in keys:
+                self._queue_wait(pipe, key)
+
+    def _replicas(self, results: Sequence[Any], writes: int) -> int:
+        """How many replicas confirmed the writes of a pipeline of ``writes`` commands and
+        :meth:`_queue_waits`'s WAITs (the fewest of them); ``wait_replicas`` when not waiting."""
+        waits = [int(n) for n in results[writes:]]
+        return min(waits) if waits else self._wait_replicas
+
+    def _check_replicas(self, replicas: int, what: str) -> None:
+        if replicas < self._wait_replicas:
+            log.warning(
+                "a write not confirmed by Redis's replicas: not answered",
+                extra={"what": what, "replicas": replicas, "wanted": self._wait_replicas},
+            )
+            raise StoreUnavailableError(f"redis: the replication of {what} was not confirmed")
+
     async def confirm_replicated(self, table_id: str) -> None:
         if not self._wait_replicas:
             return
@@ -389,16 +414,21 @@ class RedisTableStore:
         value = json.dumps([token.table_id, token.player_id, token.name])
         listed = self.layout.tokens(token.table_id)
 
-        async def add() -> None:
-            # One transaction on one Redis; on a cluster the token and its table's list are
-            # in two slots. A token its list lacks only expires with its TTL.
-            pipe = self._client.pipeline(transaction=not self.layout.cluster)
+        async def add() -> int:
+            # One transaction on one Redis (unless waiting for replicas: WAIT must follow the
+            # writes on their connection); on a cluster the token and its table's list are in
+            # two slots. A token its list lacks only expires with its TTL.
+            waiting = bool(self._wait_replicas)
+            pipe = self._client.pipeline(transaction=not (self.layout.cluster or waiting))
             pipe.set(self.layout.token(token_hash), value, ex=TOKEN_TTL_SECONDS)
             pipe.sadd(listed, token_hash)
             pipe.expire(listed, TOKEN_TTL_SECONDS)
-            await pipe.execute()
+            self._queue_waits(pipe, self.layout.token(token_hash), listed)
+            return self._replicas(await pipe.execute(), 3)
 
-        await self._guard(add)
+        # The seat's reply (seated) hands this token to the player: a failover must not lose
+        # it, or the player is locked out of their game once their socket closes.
+        self._check_replicas(await self._guard(add), "the seat token")
 
     async def find_token(self, token_hash: str) -> SeatToken | None:
         raw = await self._guard(lambda: self._client.get(self.layout.token(token_hash)))

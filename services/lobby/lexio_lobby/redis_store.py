@@ -35,7 +35,12 @@ connection before use and reconnects, and scripts are loaded again after a Redis
 the lobby resumes as soon as Redis answers. Nothing else is cached.
 
 **Durability** is Redis's own: run it with ``appendonly yes`` and ``appendfsync everysec`` (or
-``always``), and ``maxmemory-policy noeviction``. Start-up checks and warns otherwise.
+``always``), and ``maxmemory-policy noeviction``. Start-up checks and warns otherwise. Redis
+replicates asynchronously: with ``wait_replicas`` (``LEXIO_REDIS_WAIT_REPLICAS``, the gateway's
+setting too) a new table and each change of one (a seat, the start) is answered only once that
+many replicas have it (Redis's WAIT, after the script on its connection); one they did not
+confirm in time raises :class:`~lexio_lobby.store.StoreUnavailableError` although the master
+applied it, so that no reply promises what a failover can take back (docs/replicas.md).
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from typing import Any, Final, TypeVar
 from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
-from redis.exceptions import AuthenticationError, AuthorizationError, RedisError
+from redis.exceptions import AuthenticationError, AuthorizationError, NoScriptError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -243,21 +248,41 @@ class RedisTableStore:
     """:class:`~lexio_lobby.store.TableStore` in Redis. Open it with :meth:`open`."""
 
     def __init__(
-        self, client: aioredis.Redis | aioredis.RedisCluster, prefix: str = DEFAULT_PREFIX
+        self,
+        client: aioredis.Redis | aioredis.RedisCluster,
+        prefix: str = DEFAULT_PREFIX,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout: float = 0.5,
     ) -> None:
+        """``wait_replicas``: how many of Redis's replicas must have a write before it is
+        answered, waiting at most ``wait_timeout`` seconds."""
         self.client = client
         self.keys = RedisKeys(prefix)
+        self._wait_replicas = wait_replicas
+        self._wait_ms = max(1, round(wait_timeout * 1000))
         self._insert = client.register_script(_INSERT)
         self._replace = client.register_script(_REPLACE)
         self._purge = client.register_script(_PURGE)
 
     @classmethod
     async def open(
-        cls, url: str, *, prefix: str = DEFAULT_PREFIX, timeout: float = DEFAULT_TIMEOUT
+        cls,
+        url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        timeout: float = DEFAULT_TIMEOUT,
+        wait_replicas: int = 0,
+        wait_timeout: float = 0.5,
     ) -> RedisTableStore:
         """Connect, check the schema version (setting it on a fresh prefix), and warn about a
         Redis that would not keep tables (no AOF, eviction). Unreachable: StoreError."""
-        store = cls(connect(url, timeout), key_prefix(url, prefix))
+        store = cls(
+            connect(url, timeout),
+            key_prefix(url, prefix),
+            wait_replicas=wait_replicas,
+            wait_timeout=wait_timeout,
+        )
         try:
             await store._check(describe_url(url))
         except BaseException:
@@ -322,7 +347,7 @@ class RedisTableStore:
         k = self.keys
         keys = [k.table(table.table_id), k.code(table.code), k.state(table.state)]
         args = [table.table_id, table.code, repr(float(table.updated_at)), *_flat(_fields(table))]
-        return bool(await _guard(self._insert(keys=keys, args=args)))
+        return bool(await self._write(self._insert, keys, args, "the new table"))
 
     async def get(self, table_id: str) -> Table | None:
         return _table(await _guard(self.client.hgetall(self.keys.table(table_id))))
@@ -349,7 +374,43 @@ class RedisTableStore:
             changed["updated_at"],
             *_flat(changed),
         ]
-        return bool(await _guard(self._replace(keys=keys, args=args)))
+        return bool(await self._write(self._replace, keys, args, "the table's change"))
+
+    async def _write(self, script: Any, keys: list[str], args: list[Any], what: str) -> Any:
+        """Run a write ``script``; with ``wait_replicas``, WAIT after it on the same connection
+        and at the node of its keys (one slot: the prefix's hash tag on a cluster), and raise
+        StoreUnavailableError when fewer replicas than wanted confirmed a write it made."""
+        if not self._wait_replicas:
+            return await _guard(script(keys=keys, args=args))
+        wait = ("WAIT", self._wait_replicas, self._wait_ms)
+
+        async def run() -> list[Any]:
+            for loaded in (False, True):
+                pipe = self.client.pipeline(transaction=False)
+                # execute_command: redis-py refuses pipe.evalsha on a cluster, but routes it.
+                pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+                if isinstance(self.client, aioredis.RedisCluster):
+                    node = self.client.get_node_from_key(keys[0])
+                    pipe.execute_command(*wait, target_nodes=node)
+                else:
+                    pipe.execute_command(*wait)
+                try:
+                    return list(await pipe.execute())
+                except NoScriptError:
+                    if loaded:
+                        raise
+                    # A Redis that restarted, or a replica promoted: scripts are not replicated.
+                    await self.client.script_load(script.script)
+            raise AssertionError("unreachable")
+
+        result, replicas = await _guard(run())
+        if result and int(replicas) < self._wait_replicas:
+            log.warning(
+                "a write not confirmed by Redis's replicas: answered as unavailable",
+                extra={"what": what, "replicas": replicas, "wanted": self._wait_replicas},
+            )
+            raise StoreUnavailableError(f"redis: the replication of {what} was not confirmed")
+        return result
 
     async def _tables(self, table_ids: Sequence[str]) -> list[Table]:
         async def read() -> list[Any]:

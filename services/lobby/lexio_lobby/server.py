@@ -113,6 +113,9 @@ class LobbyConfig:
     redis_url: str = ""
     redis_prefix: str = DEFAULT_PREFIX
     redis_timeout: float = DEFAULT_TIMEOUT
+    #: Replicas that must have a table's write before the lobby answers (Redis's WAIT).
+    redis_wait_replicas: int = 0
+    redis_wait_timeout: float = 0.5
     store_check_interval: float = 1.0
 
     @property
@@ -154,6 +157,12 @@ class LobbyConfig:
             redis_url=env_str("LEXIO_REDIS_URL", cls.redis_url),
             redis_prefix=env_str("LEXIO_LOBBY_REDIS_PREFIX", "") or cls.redis_prefix,
             redis_timeout=env_float("LEXIO_LOBBY_REDIS_TIMEOUT", cls.redis_timeout, minimum=0.01),
+            redis_wait_replicas=env_int(
+                "LEXIO_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas, minimum=0
+            ),
+            redis_wait_timeout=env_float(
+                "LEXIO_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout, minimum=0.001
+            ),
             store_check_interval=env_float(
                 "LEXIO_LOBBY_STORE_CHECK_INTERVAL", cls.store_check_interval, minimum=0.01
             ),
@@ -256,7 +265,11 @@ async def open_store(
     if config.redis_url:
         prefix = key_prefix(config.redis_url, config.redis_prefix)
         redis_store = await RedisTableStore.open(
-            config.redis_url, prefix=prefix, timeout=config.redis_timeout
+            config.redis_url,
+            prefix=prefix,
+            timeout=config.redis_timeout,
+            wait_replicas=config.redis_wait_replicas,
+            wait_timeout=config.redis_wait_timeout,
         )
         limiter: JoinLimiter = RedisJoinLimiter(
             redis_store.client,
