@@ -23,6 +23,7 @@ from lexio_common.supervise import supervise
 from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
+from lexio_gateway.drain import send_away, spread_seconds
 from lexio_gateway.engine_watch import EngineWatch
 from lexio_gateway.games import GameAdapter, build_adapter
 from lexio_gateway.http_layer import SECURITY_HEADERS, error_answer, http_error_code
@@ -260,18 +261,27 @@ def _services(
 
 
 async def _on_shutdown(app: web.Application) -> None:
-    """SIGTERM, once the listening socket is closed: let the turns in flight finish and reach
-    their players (holding every room's lock, so that no new turn starts meanwhile), then tell
-    every client to reconnect. Bounded by the shutdown grace; logged from start to end."""
+    """SIGTERM, once the listening socket is closed: send the players to the other replicas a
+    batch at a time (drain.py: no reconnection storm), each after its table's turn in flight;
+    then let the turns still in flight finish and reach their players (holding every room's
+    lock, so that no new turn starts meanwhile), and tell whoever is left to reconnect.
+    Bounded by the shutdown grace; logged from start to end."""
     hub = app[keys.HUB]
-    grace = app[keys.CONFIG].shutdown_grace
+    config = app[keys.CONFIG]
+    grace = config.shutdown_grace
     rooms = list(hub.rooms.values())
     started = time.monotonic()
     log.info("gateway draining", extra={"tables": len(rooms), "grace_s": grace})
+    connections = list(hub.connections)
+    spread = spread_seconds(len(connections), config.shutdown_rate, grace * 2 / 3)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(grace):
+            await send_away(connections, spread)
+    left = max(0.0, grace - (time.monotonic() - started))
     held_rooms = 0
     async with contextlib.AsyncExitStack() as held:
         try:
-            async with asyncio.timeout(grace):
+            async with asyncio.timeout(left):
                 for room in rooms:
                     await held.enter_async_context(room.lock)
                     held_rooms += 1

@@ -92,6 +92,10 @@ class GatewayConfig:
     """Seconds a resume waits for its turn before its client is told to come back later
     (less than a client's own time-out for a resume: lexio_client's is 10 s)."""
     shutdown_grace: float = 5.0
+    shutdown_rate: float = 300.0
+    """Connections sent away per second when the replica stops (drain.py), so that a rolling
+    update moves its seats to the other replicas without a storm; at most two thirds of the
+    grace is spent so (past that the rate rises), the rest for the turns in flight."""
     redis_url: str = ""
     """Several replicas: the shared store and bus (empty: SQLite, one process)."""
     redis_wait_replicas: int = 0
@@ -148,6 +152,7 @@ class GatewayConfig:
                 "LEXIO_GATEWAY_RESUME_PATIENCE", cls.resume_patience, minimum=0.1
             ),
             shutdown_grace=env_float("LEXIO_SHUTDOWN_GRACE", cls.shutdown_grace, minimum=0.0),
+            shutdown_rate=env_float("LEXIO_GATEWAY_SHUTDOWN_RATE", cls.shutdown_rate, minimum=1.0),
             redis_url=env_str("LEXIO_REDIS_URL", ""),
             redis_wait_replicas=env_int(
                 "LEXIO_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas, minimum=0

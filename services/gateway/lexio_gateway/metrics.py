@@ -76,6 +76,10 @@ TABLES_REWOUND: Final = Counter(
 RECONNECTS: Final = Counter(
     "lexio_gateway_reconnects_total", "Seats resumed with a token.", ["mode"]
 )
+SEATS_SENT_AWAY: Final = Counter(
+    "lexio_gateway_sent_away_total",
+    "Connections told to reconnect elsewhere as this replica stops (SIGTERM), a batch at a time.",
+)
 RESUMES_WAITING: Final = Gauge(
     "lexio_gateway_resumes_waiting",
     "Seats come back with a token waiting for their turn to be resumed (admission.py).",

@@ -1,0 +1,63 @@
+"""A stopping gateway sends its players away a batch at a time (issue 40: a rolling update
+without a reconnection storm; lexio_gateway/drain.py).
+
+Thirty clients on a gateway that sends 20 connections a second away: on its stop each is told
+`reconnect` (`shutdown`), then closed with 1012, and the thirty notices are spread over the
+1.5 s the rate gives, not sent in one instant (before issue 40: all within a few
+milliseconds). A seat at a table hears its turn in flight answered first: the in-process form
+of tests/ops/test_ops_shutdown.py."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import aiohttp
+import pytest
+from gateway_play import started_game
+from lexio_testing import GatewayFactory, LoopThread
+
+from lexio_client import GatewayClient
+from lexio_gateway.drain import spread_seconds
+
+pytestmark = pytest.mark.one_store
+
+CLIENTS = 30
+RATE = 20.0  # connections sent away a second: 30 take 1.5 s
+
+
+def test_a_stopping_gateway_sends_its_players_away_spread_over_time(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    gateway = gateway_factory(shutdown_rate=RATE, shutdown_grace=10.0)
+    assert spread_seconds(CLIENTS + 2, RATE, 10.0 * 2 / 3) == pytest.approx(1.6)
+
+    async def scenario() -> None:
+        async with (
+            aiohttp.ClientSession() as session,
+            started_game(gateway.url, ["Ana", "Bruno"]) as (ana, bruno),
+        ):
+            others = [GatewayClient(session, gateway.url, None) for _ in range(CLIENTS)]
+            for client in others:
+                await client.open()
+            heard: dict[int, float] = {}
+
+            async def notice(i: int, client: GatewayClient) -> None:
+                frame = await client.wait_for(lambda f: f["type"] == "reconnect", timeout=15)
+                heard[i] = time.monotonic()
+                assert frame["reason"] == "shutdown"
+                await asyncio.wait_for(client.closed.wait(), 10)
+                assert client._ws is not None and client._ws.close_code == 1012
+
+            waiting = [notice(i, c) for i, c in enumerate([ana, bruno, *others])]
+            await asyncio.gather(gateway.runner.cleanup(), *waiting)
+            times = sorted(heard.values())
+            spread = times[-1] - times[0]
+            assert len(times) == CLIENTS + 2
+            # At least the spread the rate gives but for its last batch's share.
+            assert spread >= 1.2, (
+                f"{len(times)} reconnect notices within {spread:.3f} s: sent at once, not "
+                f"spread over the {(CLIENTS + 2) / RATE:.1f} s the rate gives"
+            )
+
+    loop_thread.run(scenario(), timeout=60)
