@@ -237,8 +237,9 @@ def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
     async def scenario() -> None:
         store = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=1.0)
         try:
-            await store.create_table(record)
+            # The replica online first: creating the table waits for it too (issue 40).
             await eventually(lambda: b"state=online" in redis_server.command("INFO"), "online")
+            await store.create_table(record)
             await store.save_table(dataclasses.replace(record, version=4), 3)
             await store.confirm_replicated("t1")  # the replica has everything so far
             replica.stop(kill=True)
