@@ -193,7 +193,9 @@ def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before
     seat = SeatToken("t1", "p1", "Ana")
 
     async def scenario() -> None:
-        store = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=1.0)
+        # Patient while the replica answers (a loaded machine acks slowly), quick once it is gone.
+        store = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=5.0)
+        quick = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=0.3)
         try:
             await eventually(lambda: b"state=online" in redis_server.command("INFO"), "online")
             await store.add_token("h1", seat)
@@ -205,11 +207,12 @@ def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before
                 assert on_replica.hget(store.layout.table("t1"), "meta") is not None
             replica.stop(kill=True)
             with pytest.raises(StoreUnavailableError, match="seat token"):
-                await store.add_token("h2", SeatToken("t1", "p2", "Bruno"))
+                await quick.add_token("h2", SeatToken("t1", "p2", "Bruno"))
             with pytest.raises(StoreUnavailableError, match="creation"):
-                await store.create_table(dataclasses.replace(record, table_id="t2"))
+                await quick.create_table(dataclasses.replace(record, table_id="t2"))
         finally:
             await store.close()
+            await quick.close()
 
     try:
         loop_thread.run(scenario())

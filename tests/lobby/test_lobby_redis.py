@@ -512,7 +512,7 @@ def test_with_wait_replicas_a_table_and_a_seat_are_on_a_replica_before_they_are_
     config = replace(
         lobby_config(tmp_path / "unused.sqlite3", redis_url=redis_server.url),
         redis_wait_replicas=1,
-        redis_wait_timeout=1.0,
+        redis_wait_timeout=5.0,  # patient while the replica answers (a loaded machine)
     )
     lobby = LobbyHarness(loop_thread, config).start()
     try:
@@ -527,6 +527,7 @@ def test_with_wait_replicas_a_table_and_a_seat_are_on_a_replica_before_they_are_
             lobby.join(created.invite_code, "p1", caller="joiner")
             assert on_replica.hget(key, "version") == "2"
         replica.stop(kill=True)
+        lobby.restart(redis_wait_timeout=0.3)  # quick once it is gone
         assert refusal(lobby.create) == DOWN
         assert refusal(lobby.join, created.invite_code, "p2", caller="joiner") == DOWN
     finally:
