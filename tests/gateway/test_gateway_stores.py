@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -211,6 +212,65 @@ def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before
             with pytest.raises(StoreUnavailableError, match="creation"):
                 await quick.create_table(dataclasses.replace(record, table_id="t2"))
         finally:
+            await store.close()
+            await quick.close()
+
+    try:
+        loop_thread.run(scenario())
+    finally:
+        replica.stop()
+
+
+def test_with_wait_replicas_a_commits_notice_is_published_only_once_a_replica_has_it(
+    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 40: with WAIT 1, a commit no replica confirmed was applied and published all the
+    same, so the other seats saw a move the mover was told had failed, and a failover then
+    took it back. Now its notice is held back until the replicas have the commit: published
+    (stamped with Redis's instant) when they do, never when they do not."""
+    replica_dir = tmp_path / "replica"
+    replica_dir.mkdir()
+    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
+    replica = RedisServer(str(replica_dir))
+    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
+    replica.start()
+    record = TableRecord("t1", "lexio", "ABCDE-FGHIJ", TableStatus.STARTED, version=3)
+
+    def notice(version: int) -> dict[str, Any]:
+        return {"kind": "event", "table_id": "t1", "version": version, "seq": version - 3}
+
+    async def scenario() -> None:
+        # Patient while the replica answers (a loaded machine acks slowly), quick once it is gone.
+        store = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=5.0)
+        quick = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=0.3)
+        channel = store.layout.channel("t1")
+        listener = redis.Redis.from_url(redis_server.url)
+        heard = listener.pubsub()  # type: ignore[no-untyped-call]
+        heard.ssubscribe(channel)
+
+        def next_message() -> dict[str, Any]:
+            while True:
+                message = heard.get_sharded_message(timeout=5.0)
+                assert message is not None, "nothing published"
+                if message["type"] == "smessage":
+                    return dict(json.loads(message["data"]))
+
+        try:
+            await eventually(lambda: b"state=online" in redis_server.command("INFO"), "online")
+            await store.create_table(record)
+            await store.save_table(dataclasses.replace(record, version=4), 3, notice=notice(4))
+            published = next_message()
+            assert published["version"] == 4 and "committed_at" in published
+            replica.stop(kill=True)
+            with pytest.raises(StoreUnavailableError, match="replication"):
+                await quick.save_table(dataclasses.replace(record, version=5), 4, notice=notice(5))
+            # Redis runs one command at a time: a notice the commit had published would come
+            # before this marker.
+            listener.spublish(channel, json.dumps({"marker": True}))
+            assert next_message() == {"marker": True}, "an unconfirmed commit was published"
+        finally:
+            heard.close()
+            listener.close()
             await store.close()
             await quick.close()
 

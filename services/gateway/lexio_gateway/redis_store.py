@@ -8,7 +8,10 @@ and two of finished tables by their end instant for the records' retention (``en
 expire; ``expired``: the tombstones, to delete). A commit is one Lua script: compare the
 version and the id of the commit that wrote it, write, and publish the commit's notice — so
 two replicas can never both apply an action, and every replica sees notices in commit order
-(stamped with the commit's instant by Redis's TIME: bus.py).
+(stamped with the commit's instant by Redis's TIME: bus.py). With ``wait_replicas`` the script
+returns the stamped notice instead, published only once the replicas confirmed the commit: a
+commit a failover could take back is shown to no seat (room.py tells of one found in the
+store without its notice once it is confirmed).
 
 Where each key is, on one Redis or on a Redis Cluster, is :mod:`lexio_gateway.redis_layout`'s:
 on a cluster a commit's keys, its bucket's indexes and its channel share one hash slot.
@@ -80,6 +83,8 @@ end
 return 0
 """
 
+# ARGV[13]: 'hold' to have the notice returned, stamped, instead of published (the caller
+# publishes it once Redis's replicas confirmed the commit: WAIT), else empty.
 # ARGV[14]: '=' and the commit id expected (empty: the version alone); ARGV[15], ARGV[16]:
 # the new commit's id and its parent's.
 _SAVE: Final = """
@@ -111,7 +116,9 @@ if ARGV[9] ~= '' then
   -- replica: its last character is the closing brace.
   local now = redis.call('TIME')
   local at = now[1] .. '.' .. string.format('%06d', tonumber(now[2]))
-  redis.call('SPUBLISH', KEYS[6], string.sub(ARGV[9], 1, -2) .. ',"committed_at":' .. at .. '}')
+  local stamped = string.sub(ARGV[9], 1, -2) .. ',"committed_at":' .. at .. '}'
+  if ARGV[13] == 'hold' then return stamped end
+  redis.call('SPUBLISH', KEYS[6], stamped)
 end
 return 1
 """
@@ -205,6 +212,10 @@ class RedisTableStore:
         return cls(client, clock, wait_replicas=wait_replicas, wait_timeout=wait_timeout)
 
     @property
+    def holds_back_notices(self) -> bool:
+        return bool(self._wait_replicas)
+
+    @property
     def client(self) -> aioredis.Redis | aioredis.RedisCluster:
         return self._client
 
@@ -282,7 +293,9 @@ class RedisTableStore:
             REPLY_TTL_SECONDS,
             len(events),
             repr(record.ended_at) if record.ended_at is not None else "",
-            "",  # formerly the tokens' prefix, for a loop now out of the script
+            # With WAIT the notice is published only once the commit is confirmed: no seat
+            # is shown a move a failover then takes back (issue 40).
+            "hold" if self._wait_replicas and notice else "",
             f"={expected_commit}" if expected_commit is not None else "",
             record.commit,
             record.parent,
@@ -312,14 +325,18 @@ class RedisTableStore:
                     )
                     self._unreplicated, self._unreplicated_logged_at = 0, now
                 raise StoreUnavailableError("redis: the commit's replication was not confirmed")
+            if isinstance(applied, bytes | str):  # the notice held back until confirmed
+                channel = layout.channel(table_id)
+                await self._guard(lambda: self._client.spublish(channel, applied))
             outcome = "applied"
         finally:
             STORE_COMMIT_SECONDS.labels(outcome=outcome).observe(time.perf_counter() - started)
 
-    async def _commit(self, keys: list[str], args: list[Any]) -> tuple[int, int]:
+    async def _commit(self, keys: list[str], args: list[Any]) -> tuple[int | bytes, int]:
         """Run the commit script; with ``wait_replicas``, WAIT after it on the same connection
         (one round trip: WAIT counts the replicas that have this connection's last write).
-        Whether it applied, and how many replicas confirmed it."""
+        Whether it applied (0: not; the stamped notice when it was held back), and how many
+        replicas confirmed it."""
         if not self._wait_replicas:
             return await self._save(keys=keys, args=args), 0
         for loaded in (False, True):

@@ -537,17 +537,21 @@ class TableRoom:
     ) -> str:
         # One round trip tells whether another replica moved the table on (then, and only
         # then, it is read whole) and whether this action was already applied.
-        version, earlier = await self._services.store.version_and_reply(
-            self.table_id, player_id, action_id
-        )
+        store = self._services.store
+        version, earlier = await store.version_and_reply(self.table_id, player_id, action_id)
+        told = set(self._known)
         if version is None or version != self.record.version:
             await self.refresh()
+        if earlier is not None or self.record.commit not in told:
+            # The store may hold a commit Redis's replicas had not confirmed (answered
+            # unavailable; with held-back notices, told to no seat): neither acknowledged
+            # nor built on before they have it, then told.
+            await store.confirm_replicated(self.table_id)
+            if store.holds_back_notices and self.record.commit not in told:
+                await self._tell_unannounced()
         if self.record.status is TableStatus.OPEN:
             raise ProtocolError("not_started", id=action_id)
         if earlier is not None:
-            # Its commit may be one Redis's replicas had not confirmed (it was answered
-            # unavailable): acknowledged now only once they have it.
-            await self._services.store.confirm_replicated(self.table_id)
             await conn.send(earlier.reply)
             return "duplicate"
         seat = self.seat_of(player_id)
@@ -578,6 +582,17 @@ class TableRoom:
         if step.state_changed and not step.events:
             await conn.send({"type": "view", "seq": self.record.seq, "view": step.views[seat]})
         return "refused"
+
+    async def _tell_unannounced(self) -> None:
+        """(Under the lock.) A confirmed commit found in the store whose notice may never have
+        been published (its WAIT failed then): this replica's seats are caught up from the
+        store, the other replicas' through a resync of the table on the bus."""
+        if self.record.status is not TableStatus.OPEN:
+            for conn in self.connections.values():
+                if conn.seat is not None and conn.room is self and conn.seq < self.record.seq:
+                    conn.behind = True
+            await self.catch_up_behind()
+        await self._services.bus.publish({"kind": "resync", "table_id": self.table_id})
 
     async def preview(self, conn: Connection, action_id: str, action: dict[str, Any]) -> None:
         assert conn.seat is not None

@@ -59,6 +59,13 @@ class TableStore(Protocol):
     shared: bool
     """True when several gateway replicas share the store (it then publishes commit notices)."""
 
+    @property
+    def holds_back_notices(self) -> bool:
+        """Whether a commit's notice waits for the store's replicas: then the store may hold
+        a commit no notice told of (answered unavailable), which room.py tells of once the
+        replicas confirm it."""
+        ...
+
     async def create_table(self, record: TableRecord) -> None: ...
 
     async def get_table(self, table_id: str) -> TableRecord | None: ...
@@ -294,6 +301,7 @@ class SqliteTableStore:
     """
 
     shared = False
+    holds_back_notices = False
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         """``clock``: what stamps a game's end (:func:`stamp_end`), the gateway's own."""

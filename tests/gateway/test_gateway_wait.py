@@ -1,0 +1,82 @@
+"""Two gateway replicas on a Redis master with a replica, LEXIO_REDIS_WAIT_REPLICAS=1 (issue
+40): a move whose commit no replica confirmed is answered `unavailable` to its player and
+shown to no other seat; once the replica is back, the next action finds it confirmed in the
+store and every seat, on either gateway, is told of it once, in order.
+
+Before issue 40 the commit script published the notice before WAIT: the other seat was shown
+a move its mover had been told had failed, which a failover could then take back (seen from
+outside: 3 and 5 seat rewinds in two partition runs)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from gateway_play import started_game, to_play
+from lexio_testing import GatewayFactory, LoopThread, RedisServer, eventually
+
+from lexio_client import ServerError
+from lexio_gateway.redis_layout import RedisLayout
+
+pytestmark = pytest.mark.one_store
+
+
+@pytest.fixture
+def replica(redis_server: RedisServer, tmp_path: Path) -> Iterator[RedisServer]:
+    """A replica of ``redis_server``, online."""
+    directory = tmp_path / "replica"
+    directory.mkdir()
+    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
+    server = RedisServer(str(directory))
+    server.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
+    server.start()
+    yield server
+    server.stop(kill=True)  # a test's copy: nothing to keep
+
+
+def test_a_move_no_replica_confirmed_is_shown_to_no_other_seat_until_it_is(
+    loop_thread: LoopThread,
+    gateway_factory: GatewayFactory,
+    redis_server: RedisServer,
+    replica: RedisServer,
+) -> None:
+    settings = {"redis_url": redis_server.url, "redis_wait_replicas": 1, "redis_wait_timeout": 2.0}
+    first, second = gateway_factory(**settings), gateway_factory(**settings)
+    online = b"state=online"
+
+    async def scenario() -> None:
+        await eventually(lambda: online in redis_server.command("INFO"), "replica online")
+        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
+            mover, other = to_play([ana, bruno]), bruno if to_play([ana, bruno]) is ana else ana
+            seq, since = mover.seq, len(other.frames)
+            replica.stop(kill=True)
+            with pytest.raises(ServerError) as refused:
+                await mover.pass_turn()
+            assert refused.value.code == "unavailable"
+            # A marker on the table's channel after the refused commit: the other seat's
+            # gateway hears the channel in order, and a `seats` notice makes it send a table
+            # frame. A notice of the refused commit would come first.
+            with redis.Redis.from_url(redis_server.url) as raw:
+                channel = RedisLayout(cluster=False).channel(mover.table["table_id"])
+                marker = {"kind": "seats", "table_id": mover.table["table_id"]}
+                raw.spublish(channel, json.dumps(marker))
+            await other.wait_for(lambda f: f["type"] == "table", since=since)
+            shown = [f for f in other.frames[since:] if f["type"] in ("event", "view")]
+            assert shown == [], f"the other seat was shown an unconfirmed move: {shown}"
+            assert other.seq == seq
+
+            # The replica back: the next action finds the move in the store, confirmed, and
+            # every seat is told of it, once.
+            replica.start()
+            await eventually(lambda: online in redis_server.command("INFO"), "replica back")
+            with pytest.raises(ServerError):
+                await mover.pass_turn()  # no longer its turn: the pass was applied
+            for client in (mover, other):
+                await client.wait_view(seq + 1)
+            assert mover.log == other.log and len(mover.log) == seq + 1
+            assert mover.log[-1]["kind"] == "pass" and mover.log[-1]["seat"] == mover.table["you"]
+
+    loop_thread.run(scenario(), timeout=90)
