@@ -17,7 +17,7 @@ STAMP_LISTS := $(LEXICON_BUILT)/.stamp
 LEXICON_BUILDER := $(LEXICON_DATA)/ar.aff $(LEXICON_DATA)/ar.dic \
 	$(addprefix services/lexicon/lexio_lexicon/,arabic_list.py expand.py hunspell.py normalise.py cache.py build_lists.py)
 
-.PHONY: setup test test-slow coverage lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 load-prod load-3000 load-kill soak \
+.PHONY: setup test test-slow coverage lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 load-prod load-3000 load-kill load-rollout soak \
 	images images-push image-tools lock monitoring-operator
 
 setup: $(STAMP_INSTALL) $(STAMP_LISTS)
@@ -208,6 +208,13 @@ load-kill: setup
 	$(BIN)/python bench/load.py run --think 10 --ramp 300 --warmup 120 --duration 300 --book 200 \
 		--uvloop-clients --topology prod --tables 2000 --fault gateway-b@30+30 --fault lobby-b@120+20 \
 		--fault redis@210 --check --json var/load-kill.json
+
+# A rolling update under load (issue 40): each gateway replaced in turn (SIGTERM: it sends its
+# players away a batch at a time, then a new process) at 2,000 tables.
+load-rollout: setup
+	$(BIN)/python bench/load.py run --think 10 --ramp 240 --warmup 60 --duration 240 --book 200 \
+		--uvloop-clients --topology prod --tables 2000 --fault gateway-a@30~ --fault gateway-b@130~ \
+		--check --json var/load-rollout.json
 
 soak: setup
 	$(BIN)/python bench/load.py soak --minutes 30 --tables 1750 --think 10 --max-growth-mib 64 --json var/soak.json

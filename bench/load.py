@@ -705,8 +705,9 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
 def print_faults(faults: list[dict[str, Any]]) -> None:
     for fault in faults:
         back = fault["restart_seconds"]
+        how = "replaced (SIGTERM, then started)" if fault.get("rolling") else "killed (-9)"
         print(
-            f"fault {fault['target']} killed (-9) at t={fault['killed_at'] or 0:.0f} s"
+            f"fault {fault['target']} {how} at t={fault['killed_at'] or 0:.0f} s"
             + (f", back after {back:.1f} s of starting" if back is not None else ", not restarted")
             + (f" — FAILED: {fault['error']}" if fault.get("error") else "")
         )

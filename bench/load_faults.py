@@ -1,12 +1,16 @@
-"""Faults injected into a load run (issue 27): a replica or Redis killed with SIGKILL under load.
+"""Faults injected into a load run (issue 27): a replica or Redis killed with SIGKILL under load,
+or a replica replaced as a rolling update does (issue 40).
 
 A fault is written ``TARGET@AT[+BACK]``: ``TARGET`` is a service of the run's stack
 (``gateway-b``, ``lobby-a``…) or ``redis``; ``AT`` the seconds into the measured window when it
 is killed (-9); ``BACK`` the seconds after which it is started again, as Kubernetes restarts a
 pod (omitted: never, for a replica; Redis is always started again at once — the "Redis
-restart" of the issue — and reloads its AOF). Examples::
+restart" of the issue — and reloads its AOF). ``TARGET@AT~`` replaces the replica as
+``kubectl rollout restart`` does: SIGTERM, its exit awaited (it sends its players away), then
+started again at once. Examples::
 
     --fault gateway-b@60+30 --fault lobby-b@150+20 --fault redis@240
+    --fault gateway-a@30~ --fault gateway-b@120~
 
 For each fault the report says when it happened, how long the restart took, and the surviving
 gateways' own turn latency (their ``lexio_gateway_turn_seconds``) in the minute after the kill,
@@ -29,7 +33,9 @@ from load_stats import Scrape, histogram_delta, scrape
 AFTER_SECONDS = 60.0
 """The surviving replicas' latency is read over this long after each kill."""
 
-_SYNTAX = re.compile(r"^(?P<target>[a-z][a-z0-9-]*)@(?P<at>\d+(\.\d+)?)(\+(?P<back>\d+(\.\d+)?))?$")
+_SYNTAX = re.compile(
+    r"^(?P<target>[a-z][a-z0-9-]*)@(?P<at>\d+(\.\d+)?)((\+(?P<back>\d+(\.\d+)?))|(?P<roll>~))?$"
+)
 
 
 @dataclass(frozen=True)
@@ -39,18 +45,24 @@ class Fault:
     target: str
     at: float
     back_after: float | None = None
+    rolling: bool = False
+    """SIGTERM and a new process once it has exited (a rolling update), not kill -9."""
 
     @classmethod
     def parse(cls, text: str) -> Fault:
         """
         >>> Fault.parse("gateway-b@60+30")
-        Fault(target='gateway-b', at=60.0, back_after=30.0)
+        Fault(target='gateway-b', at=60.0, back_after=30.0, rolling=False)
         >>> Fault.parse("redis@240")
-        Fault(target='redis', at=240.0, back_after=None)
+        Fault(target='redis', at=240.0, back_after=None, rolling=False)
+        >>> Fault.parse("gateway-a@30~")
+        Fault(target='gateway-a', at=30.0, back_after=0.0, rolling=True)
         """
         match = _SYNTAX.match(text)
         if match is None:
-            raise ValueError(f"a fault is TARGET@SECONDS[+BACK_SECONDS], not {text!r}")
+            raise ValueError(f"a fault is TARGET@SECONDS[+BACK_SECONDS or ~], not {text!r}")
+        if match["roll"]:
+            return cls(match["target"], float(match["at"]), 0.0, rolling=True)
         back = match["back"]
         return cls(match["target"], float(match["at"]), float(back) if back else None)
 
@@ -61,6 +73,7 @@ class FaultableStack(Protocol):
     services: dict[str, Any]
 
     def kill(self, name: str) -> None: ...
+    def terminate(self, name: str) -> None: ...
     def restart(self, name: str) -> None: ...
     def kill_redis(self) -> None: ...
     def restart_redis(self) -> None: ...
@@ -140,14 +153,16 @@ class FaultRunner:
                 self.stack.restart_redis()
                 p.restarted_at = time.monotonic()
                 p.restart_seconds = p.restarted_at - started
+            elif fault.rolling:
+                self.stack.terminate(fault.target)  # returns once it has sent everyone away
+                self.dead.add(fault.target)
+                p.before.pop(fault.target, None)
             else:
                 self.stack.kill(fault.target)
                 self.dead.add(fault.target)
                 p.before.pop(fault.target, None)
-            print(
-                f"  fault: {fault.target} killed (-9) at {fault.at:.0f} s into the window",
-                flush=True,
-            )
+            how = "stopped (SIGTERM, exited)" if fault.rolling else "killed (-9)"
+            print(f"  fault: {fault.target} {how} at {fault.at:.0f} s into the window", flush=True)
             return
         if (
             fault.back_after is not None
@@ -177,6 +192,7 @@ class FaultRunner:
                 "target": p.fault.target,
                 "at": p.fault.at,
                 "back_after": p.fault.back_after,
+                "rolling": p.fault.rolling,
                 "killed_at": None if p.killed_at is None else p.killed_at - origin,
                 "restarted_at": None if p.restarted_at is None else p.restarted_at - origin,
                 "restart_seconds": p.restart_seconds,

@@ -322,6 +322,9 @@ class Stack:
             # person's limit of 20 frames a second per socket: lifted as well.
             LEXIO_GATEWAY_FRAMES_PER_SECOND=str(self.frames_per_second),
             LEXIO_GATEWAY_FRAME_BURST=str(self.frames_per_second),
+            # As deploy/base/gateway.yaml: a rolling update's SIGTERM has 15 s to send its
+            # players away (the --fault TARGET@AT~ of load_faults.py).
+            LEXIO_SHUTDOWN_GRACE="15",
             **redis_env,
         )  # fmt: skip
 
@@ -346,6 +349,20 @@ class Stack:
         if service.process.poll() is None:
             service.process.kill()
             service.process.wait()
+        service.killed += 1
+
+    def terminate(self, name: str, grace: float = 40.0) -> None:
+        """SIGTERM one service, as the kubelet does in a rolling update, and wait for it to
+        exit (its shutdown grace: a gateway sends its players away meanwhile); SIGKILL past
+        ``grace``. Its entry stays, for :meth:`restart`."""
+        service = self.services[name]
+        if service.process.poll() is None:
+            service.process.terminate()
+            try:
+                service.process.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                service.process.kill()
+                service.process.wait()
         service.killed += 1
 
     def restart(self, name: str) -> None:
