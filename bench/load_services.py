@@ -419,15 +419,33 @@ class Stack:
         return codes
 
     def log_errors(self, limit: int = 5) -> dict[str, list[str]]:
-        """ERROR (and worse) log lines of each service, the first ``limit`` of them."""
+        """ERROR (and worse) log lines of each service, the first ``limit`` of them: the
+        message and, for a traceback, its last line (what was raised), which a cut line loses."""
         out: dict[str, list[str]] = {}
         for name, service in self.services.items():
             lines = []
             for line in service.log_path.read_text(errors="replace").splitlines():
                 if '"level": "error"' in line or '"level": "critical"' in line:
-                    lines.append(line[:300])
+                    lines.append(_error_line(line))
             if lines:
                 out[name] = lines[:limit] + (
                     [f"... {len(lines)} in all"] if len(lines) > limit else []
                 )
         return out
+
+
+def _error_line(line: str) -> str:
+    r"""One error log line as the report gives it: its time, logger and message, and the
+    raised exception (a traceback's last line); a line that is not JSON, cut to 300 characters.
+
+    >>> _error_line('{"ts": "T", "logger": "aiohttp.server", "msg": "request failed", '
+    ...             '"exc": "Traceback (most recent call last):\\n  File x\\nKeyError: 1"}')
+    'T aiohttp.server: request failed — KeyError: 1'
+    """
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line[:300]
+    text = f"{record.get('ts', '')} {record.get('logger', '')}: {record.get('msg', '')}"
+    raised = [part for part in str(record.get("exc", "")).splitlines() if part.strip()]
+    return f"{text} — {raised[-1].strip()}" if raised else text
