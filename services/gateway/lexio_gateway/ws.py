@@ -236,7 +236,13 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         max_msg_size=config.max_frame_bytes,
         compress=config.ws_compress,
     )
-    await ws.prepare(request)
+    try:
+        await ws.prepare(request)
+    except ConnectionError:
+        # The client left before the handshake's answer went out (a storm of resumes, a
+        # phone that gave up): nothing to serve, and no error of ours.
+        log.debug("client gone before the handshake")
+        return ws
     conn = Connection(
         ws,
         _caller(request, config.trust_forwarded_for),
@@ -251,6 +257,10 @@ async def websocket(request: web.Request) -> web.StreamResponse:
                 await handle_frame(hub, conn, message.data)
             elif message.type == WSMsgType.BINARY:
                 await conn.send({"type": "error", "code": "bad_frame", "field": "type"})
+    except ConnectionError:
+        # The transport closed under a write of aiohttp's own (a close answer, a ping): the
+        # client is gone, as when the loop ends (seen under a storm of resumes, issue 40).
+        log.debug("client gone mid-connection")
     finally:
         hub.connections.discard(conn)
         CONNECTED_CLIENTS.dec()
