@@ -298,13 +298,16 @@ def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
     reply = ActionReply("p1", "r1", {"type": "ack", "id": "r1", "seq": 1})
 
     async def scenario() -> None:
+        # Patient while the replica answers (on a loaded machine its ack can take over a
+        # second), quick once it is gone.
+        patient = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=10.0)
         store = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=1.0)
         try:
             # The replica online first: creating the table waits for it too (issue 40).
             await eventually(lambda: b"state=online" in redis_server.command("INFO"), "online")
-            await store.create_table(record)
-            await store.save_table(dataclasses.replace(record, version=4), 3)
-            await store.confirm_replicated("t1")  # the replica has everything so far
+            await patient.create_table(record)
+            await patient.save_table(dataclasses.replace(record, version=4), 3)
+            await patient.confirm_replicated("t1")  # the replica has everything so far
             replica.stop(kill=True)
             after = dataclasses.replace(record, version=5, seq=1)
             with pytest.raises(StoreUnavailableError, match="replication"):
@@ -315,6 +318,7 @@ def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
                 await store.confirm_replicated("t1")
         finally:
             await store.close()
+            await patient.close()
 
     try:
         loop_thread.run(scenario())
