@@ -16,7 +16,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lexio_common import redis_client
 from lexio_gateway.bus import CHANNEL, RedisBus
-from lexio_gateway.metrics import BUS_RECONNECTS
+from lexio_gateway.metrics import BUS_RECONNECTS, BUS_RESYNCS_REPUBLISHED
 from lexio_gateway.redis_layout import RedisLayout
 from lexio_gateway.store import StoreUnavailableError
 
@@ -110,6 +110,32 @@ def test_a_notice_that_fails_is_followed_by_a_resync_and_the_bus_goes_on(
             await eventually(lambda: replica.notices == [{"kind": "event", "n": 2}], "next notice")
             assert replica.resyncs == 2  # the first subscription's, then the poison's
             assert bus.healthy and not task.done()
+
+    loop_thread.run(scenario(), timeout=30)
+
+
+def test_a_tables_notice_that_could_not_be_published_is_made_up_for_by_a_resync_of_it(
+    loop_thread: LoopThread, redis_server: RedisServer
+) -> None:
+    """Redis away when a replica publishes a table's notice: the other replicas would miss it
+    (and a table whose two seats are on two replicas would wait for ever, each seat seeing
+    the other's turn). Once Redis is back, a resync of that table reaches them."""
+
+    async def scenario() -> None:
+        replica = Replica()
+        async with running(redis_server, replica) as (bus, publisher, _task):
+            await eventually(lambda: bus.healthy, "subscribed")
+            await bus.follow("t1")
+            republished = BUS_RESYNCS_REPUBLISHED._value.get()
+            redis_server.stop()
+            await publisher.publish({"kind": "event", "table_id": "t1", "version": 2})
+            assert replica.table_resyncs == []
+            redis_server.start()
+            await eventually(
+                lambda: replica.table_resyncs == ["t1"],
+                lambda: f"a resync of t1 after Redis came back; heard {replica.table_resyncs}",
+            )
+            assert BUS_RESYNCS_REPUBLISHED._value.get() == republished + 1
 
     loop_thread.run(scenario(), timeout=30)
 

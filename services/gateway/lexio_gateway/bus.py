@@ -45,6 +45,7 @@ from lexio_gateway.metrics import (
     BUS_NOTICE_KINDS,
     BUS_NOTICES,
     BUS_RECONNECTS,
+    BUS_RESYNCS_REPUBLISHED,
     BUS_TABLES_FOLLOWED,
 )
 from lexio_gateway.redis_layout import RedisLayout
@@ -219,6 +220,10 @@ class RedisBus:
             self._links[""] = self._site
         self._handler: Handler | None = None
         self._refollowing: set[asyncio.Task[None]] = set()
+        self._owed: set[str] = set()
+        """Tables whose notice could not be published: a ``resync`` of each is owed to the
+        other replicas, published by :meth:`_pay_owed` once Redis takes it."""
+        self._paying: asyncio.Task[None] | None = None
         self.last_notice_at: float | None = None
         """When the last message of the channel arrived (``clock`` time), or None."""
         BUS_CONNECTED.set(0)
@@ -254,6 +259,8 @@ class RedisBus:
         BUS_TABLES_FOLLOWED.set(sum(len(link.wanted) for link in self._links.values()))
 
     async def close(self) -> None:
+        if self._paying is not None:
+            self._paying.cancel()
         await self._client.aclose()
 
     async def publish(self, notice: Notice) -> None:
@@ -269,8 +276,36 @@ class RedisBus:
                 # redis-py may report the cancelled call as an error: returning would lose
                 # the cancellation, and the keep-alive loop would never stop.
                 raise asyncio.CancelledError from None
-            # A lost notice is repaired by the next resync or the next event of the table.
             log.warning("publish failed", extra={"kind": notice.get("kind"), "error": str(e)})
+            if table_id is not None:
+                # The other replicas would miss it until their next resync, and a table whose
+                # seats wait for that notice has no next event to repair it (each seat on
+                # another replica sees the other's turn): a resync of the table is owed to
+                # them, published as soon as Redis takes it (a failover's new master).
+                self._owe_resync(table_id)
+
+    def _owe_resync(self, table_id: str) -> None:
+        self._owed.add(table_id)
+        if self._paying is None or self._paying.done():
+            self._paying = asyncio.get_running_loop().create_task(self._pay_owed())
+
+    async def _pay_owed(self) -> None:
+        """Publish a ``resync`` of each table owed one, with backoff, until all are out."""
+        delay = self._retry_min
+        while self._owed:
+            await asyncio.sleep(delay)
+            for table_id in sorted(self._owed):
+                notice = {"kind": "resync", "table_id": table_id}
+                try:
+                    await self._client.spublish(self.layout.channel(table_id), json.dumps(notice))
+                except (RedisError, RedisClusterException, OSError) as e:
+                    if being_cancelled():
+                        raise asyncio.CancelledError from None
+                    _failed("owed resync not published yet", e, delay)
+                    break
+                self._owed.discard(table_id)
+                BUS_RESYNCS_REPUBLISHED.inc()
+            delay = min(self._retry_max, delay * 2)
 
     # Following tables ---------------------------------------------------------------------
 

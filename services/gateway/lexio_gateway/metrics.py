@@ -101,6 +101,11 @@ BUS_RECONNECTS: Final = Counter(
     "lexio_gateway_bus_reconnects_total",
     "Subscriptions to the replicas' bus after the first (each followed by a resync).",
 )
+BUS_RESYNCS_REPUBLISHED: Final = Counter(
+    "lexio_gateway_bus_resyncs_republished_total",
+    "Resyncs of a table published after one of its notices could not be (Redis away or failing "
+    "over): the other replicas' seats are caught up from the store.",
+)
 BUS_LAST_NOTICE_AGE: Final = Gauge(
     "lexio_gateway_bus_last_notice_age_seconds",
     "Seconds since the bus last delivered a message (every replica publishes one every 2 s).",
