@@ -178,13 +178,18 @@ def test_the_sqlite_log_is_copied_off_the_event_loop_and_stays_bounded(
     assert not wal.exists() or wal.stat().st_size == 0
 
 
+@pytest.mark.parametrize(
+    ("moves", "seats"), [(1, 0), (0, 1)], ids=["wait-replicas", "seat-wait-replicas"]
+)
 def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before_they_are_answered(
-    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
+    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path, moves: int, seats: int
 ) -> None:
     """Issue 40: LEXIO_REDIS_WAIT_REPLICAS=1 covers every write a reply promises, not only
     commits. A seat token (what `seated` hands the player) and a table's record are on the
     replica when the store returns; with the replica gone, both are refused as unavailable
-    (a failover to a replica without the token would lock the player out of their game)."""
+    (a failover to a replica without the token would lock the player out of their game).
+    LEXIO_REDIS_SEAT_WAIT_REPLICAS=1 alone does the same for seats, while moves are
+    acknowledged without a replica."""
     replica_dir = tmp_path / "replica"
     replica_dir.mkdir()
     redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
@@ -195,8 +200,12 @@ def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before
 
     async def scenario() -> None:
         # Patient while the replica answers (a loaded machine acks slowly), quick once it is gone.
-        store = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=5.0)
-        quick = RedisTableStore.from_url(redis_server.url, wait_replicas=1, wait_timeout=0.3)
+        store, quick = (
+            RedisTableStore.from_url(
+                redis_server.url, wait_replicas=moves, seat_wait_replicas=seats, wait_timeout=t
+            )
+            for t in (5.0, 0.3)
+        )
         try:
             await eventually(lambda: b"state=online" in redis_server.command("INFO"), "online")
             await store.add_token("h1", seat)
@@ -211,6 +220,12 @@ def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before
                 await quick.add_token("h2", SeatToken("t1", "p2", "Bruno"))
             with pytest.raises(StoreUnavailableError, match="creation"):
                 await quick.create_table(dataclasses.replace(record, table_id="t2"))
+            started = dataclasses.replace(record, status=TableStatus.STARTED, version=2)
+            if moves:
+                with pytest.raises(StoreUnavailableError, match="replication"):
+                    await quick.save_table(started, 1)
+            else:
+                await quick.save_table(started, 1)  # a move: not waited for
         finally:
             await store.close()
             await quick.close()

@@ -454,6 +454,10 @@ def test_config_from_env_reads_the_redis_settings(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("LEXIO_REDIS_WAIT_REPLICAS", "1")
     config = LobbyConfig.from_env()
     assert (config.redis_wait_replicas, config.redis_wait_timeout) == (1, 0.5)
+    # Every write of the lobby is a seat or its table: seats waited for, moves not, it waits.
+    monkeypatch.setenv("LEXIO_REDIS_WAIT_REPLICAS", "0")
+    monkeypatch.setenv("LEXIO_REDIS_SEAT_WAIT_REPLICAS", "1")
+    assert LobbyConfig.from_env().redis_wait_replicas == 1
     assert (config.redis_url, config.redis_prefix) == ("redis://:pw@10.0.0.5:6380/2", "prod:lobby:")
     assert (config.redis_timeout, config.store_check_interval) == (0.5, 2.0)
     assert config.store_description == "redis://10.0.0.5:6380/2"

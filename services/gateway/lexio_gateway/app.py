@@ -179,6 +179,7 @@ def _services(
                 config.redis_url,
                 clock,
                 wait_replicas=config.redis_wait_replicas,
+                seat_wait_replicas=config.redis_seat_wait_replicas,
                 wait_timeout=config.redis_wait_timeout,
             )
             bus = RedisBus(

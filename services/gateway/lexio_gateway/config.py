@@ -101,6 +101,10 @@ class GatewayConfig:
     redis_wait_replicas: int = 0
     """Acknowledge a commit only once this many of Redis's replicas have it (Redis's WAIT):
     then a failover loses no acknowledged move (docs/replicas.md). 0: Redis's default."""
+    redis_seat_wait_replicas: int = 0
+    """As many for a seat's token and a new table, if more than ``redis_wait_replicas``: with
+    moves not waited for (0), a failover may take back the last moves, but a seat it lost would
+    lock its player out of the game for good (docs/replicas.md)."""
     redis_wait_timeout: float = 0.5
     """Seconds a commit waits for those replicas before it is answered ``unavailable``."""
     ws_compress: bool = False
@@ -156,6 +160,9 @@ class GatewayConfig:
             redis_url=env_str("LEXIO_REDIS_URL", ""),
             redis_wait_replicas=env_int(
                 "LEXIO_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas, minimum=0
+            ),
+            redis_seat_wait_replicas=env_int(
+                "LEXIO_REDIS_SEAT_WAIT_REPLICAS", cls.redis_seat_wait_replicas, minimum=0
             ),
             redis_wait_timeout=env_float(
                 "LEXIO_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout, minimum=0.001

@@ -181,15 +181,19 @@ class RedisTableStore:
         clock: Callable[[], float] = time.time,
         *,
         wait_replicas: int = 0,
+        seat_wait_replicas: int = 0,
         wait_timeout: float = 0.5,
     ) -> None:
         """``clock``: what stamps a game's end (:func:`stamp_end`), the gateway's own.
         ``wait_replicas``: how many of Redis's replicas must have a commit before it is
-        acknowledged, waiting at most ``wait_timeout`` seconds (0: none, Redis's default)."""
+        acknowledged, waiting at most ``wait_timeout`` seconds (0: none, Redis's default).
+        ``seat_wait_replicas``: as many for a seat's token and a new table, if more (a lost
+        token locks its player out of the game: worth a wait even where moves are not)."""
         self._client = client
         self.layout = RedisLayout(cluster=isinstance(client, aioredis.RedisCluster))
         self._clock = clock
         self._wait_replicas = wait_replicas
+        self._seat_wait_replicas = max(wait_replicas, seat_wait_replicas)
         self._wait_ms = max(1, round(wait_timeout * 1000))
         self._unreplicated = 0
         self._unreplicated_logged_at = -math.inf
@@ -206,10 +210,17 @@ class RedisTableStore:
         clock: Callable[[], float] = time.time,
         *,
         wait_replicas: int = 0,
+        seat_wait_replicas: int = 0,
         wait_timeout: float = 0.5,
     ) -> RedisTableStore:
         client = redis_client.connect(url, timeout=2.0, name="lexio-gateway", text=False)
-        return cls(client, clock, wait_replicas=wait_replicas, wait_timeout=wait_timeout)
+        return cls(
+            client,
+            clock,
+            wait_replicas=wait_replicas,
+            seat_wait_replicas=seat_wait_replicas,
+            wait_timeout=wait_timeout,
+        )
 
     @property
     def holds_back_notices(self) -> bool:
@@ -344,7 +355,7 @@ class RedisTableStore:
             # execute_command: redis-py refuses pipe.evalsha on a cluster, but routes this
             # one by its keys.
             pipe.execute_command("EVALSHA", self._save.sha, len(keys), *keys, *args)
-            self._queue_wait(pipe, keys[0])
+            self._queue_wait(pipe, keys[0], self._wait_replicas)
             try:
                 applied, replicas = await pipe.execute()
             except NoScriptError:
@@ -356,34 +367,35 @@ class RedisTableStore:
             return applied, replicas
         raise AssertionError("unreachable")
 
-    def _queue_wait(self, pipe: Any, key: str) -> None:
-        """WAIT in ``pipe``, after the write to ``key`` and on its connection: on a cluster,
-        at the node of the key's slot (redis-py would send WAIT to every node)."""
-        wait = ("WAIT", self._wait_replicas, self._wait_ms)
+    def _queue_wait(self, pipe: Any, key: str, replicas: int) -> None:
+        """WAIT for ``replicas`` in ``pipe``, after the write to ``key`` and on its
+        connection: on a cluster, at the node of the key's slot (redis-py would send WAIT to
+        every node)."""
+        wait = ("WAIT", replicas, self._wait_ms)
         if isinstance(self._client, aioredis.RedisCluster):
             pipe.execute_command(*wait, target_nodes=self._client.get_node_from_key(key))
         else:
             pipe.execute_command(*wait)
 
     def _queue_waits(self, pipe: Any, *keys: str) -> None:
-        """With ``wait_replicas``, a WAIT after the writes to each of ``keys`` (at each key's
-        node, on the connection that wrote it): what follows counts the replicas that have
-        them all."""
-        if self._wait_replicas:
+        """With ``seat_wait_replicas``, a WAIT after the writes of a seat to each of ``keys``
+        (at each key's node, on the connection that wrote it): what follows counts the
+        replicas that have them all."""
+        if self._seat_wait_replicas:
             for key in keys:
-                self._queue_wait(pipe, key)
+                self._queue_wait(pipe, key, self._seat_wait_replicas)
 
     def _replicas(self, results: Sequence[Any], writes: int) -> int:
         """How many replicas confirmed the writes of a pipeline of ``writes`` commands and
-        :meth:`_queue_waits`'s WAITs (the fewest of them); ``wait_replicas`` when not waiting."""
+        :meth:`_queue_waits`'s WAITs (the fewest of them); as many as wanted when not waiting."""
         waits = [int(n) for n in results[writes:]]
-        return min(waits) if waits else self._wait_replicas
+        return min(waits) if waits else self._seat_wait_replicas
 
     def _check_replicas(self, replicas: int, what: str) -> None:
-        if replicas < self._wait_replicas:
+        if replicas < self._seat_wait_replicas:
             log.warning(
                 "a write not confirmed by Redis's replicas: not answered",
-                extra={"what": what, "replicas": replicas, "wanted": self._wait_replicas},
+                extra={"what": what, "replicas": replicas, "wanted": self._seat_wait_replicas},
             )
             raise StoreUnavailableError(f"redis: the replication of {what} was not confirmed")
 
@@ -395,7 +407,7 @@ class RedisTableStore:
         barrier = self.layout.barrier(table_id)
         pipe = self._client.pipeline(transaction=False)
         pipe.incr(barrier)
-        self._queue_wait(pipe, barrier)
+        self._queue_wait(pipe, barrier, self._wait_replicas)
         _, replicas = await self._guard(pipe.execute)
         if replicas < self._wait_replicas:
             raise StoreUnavailableError("redis: the replication of earlier commits not confirmed")
@@ -435,7 +447,7 @@ class RedisTableStore:
             # One transaction on one Redis (unless waiting for replicas: WAIT must follow the
             # writes on their connection); on a cluster the token and its table's list are in
             # two slots. A token its list lacks only expires with its TTL.
-            waiting = bool(self._wait_replicas)
+            waiting = bool(self._seat_wait_replicas)
             pipe = self._client.pipeline(transaction=not (self.layout.cluster or waiting))
             pipe.set(self.layout.token(token_hash), value, ex=TOKEN_TTL_SECONDS)
             pipe.sadd(listed, token_hash)

@@ -113,7 +113,9 @@ class LobbyConfig:
     redis_url: str = ""
     redis_prefix: str = DEFAULT_PREFIX
     redis_timeout: float = DEFAULT_TIMEOUT
-    #: Replicas that must have a table's write before the lobby answers (Redis's WAIT).
+    #: Replicas that must have a table's write before the lobby answers (Redis's WAIT): the
+    #: more of LEXIO_REDIS_WAIT_REPLICAS (the moves') and LEXIO_REDIS_SEAT_WAIT_REPLICAS (the
+    #: seats'), since every write of the lobby is a seat or the table it is at.
     redis_wait_replicas: int = 0
     redis_wait_timeout: float = 0.5
     store_check_interval: float = 1.0
@@ -157,8 +159,9 @@ class LobbyConfig:
             redis_url=env_str("LEXIO_REDIS_URL", cls.redis_url),
             redis_prefix=env_str("LEXIO_LOBBY_REDIS_PREFIX", "") or cls.redis_prefix,
             redis_timeout=env_float("LEXIO_LOBBY_REDIS_TIMEOUT", cls.redis_timeout, minimum=0.01),
-            redis_wait_replicas=env_int(
-                "LEXIO_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas, minimum=0
+            redis_wait_replicas=max(
+                env_int("LEXIO_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas, minimum=0),
+                env_int("LEXIO_REDIS_SEAT_WAIT_REPLICAS", cls.redis_wait_replicas, minimum=0),
             ),
             redis_wait_timeout=env_float(
                 "LEXIO_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout, minimum=0.001
