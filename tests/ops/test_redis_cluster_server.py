@@ -151,6 +151,27 @@ def test_a_killed_master_is_replaced_by_its_replica(redis_cluster: RedisClusterS
         assert [rc.get(key) for key in keys[1:]] == keys[1:]
 
 
+def test_a_cut_replication_link_loses_the_writes_after_it_in_a_failover(
+    redis_cluster: RedisClusterServer,
+) -> None:
+    """A partition of the replication link: what the master takes after the cut is not on
+    the replica that replaces it (not even once the killed master is back as its replica),
+    what came before is; WAIT meanwhile counts no replica."""
+    before, after = "partition:{a}:before", "partition:{a}:after"
+    victim = redis_cluster.master_for_slot(redis_cluster.slot_of(before))
+    redis_cluster.command(victim, "SET", before, "1")
+    assert redis_cluster.command(victim, "WAIT", 1, 5000) == 1
+    (replica,) = redis_cluster.cut_replication(victim)
+    redis_cluster.command(victim, "SET", after, "1")
+    assert redis_cluster.command(victim, "WAIT", 1, 300) == 0
+    assert redis_cluster.kill_master(victim) is replica
+    assert redis_cluster.command(replica, "GET", before) == "1"
+    assert redis_cluster.command(replica, "GET", after) is None
+    redis_cluster.restart(victim)
+    assert redis_cluster.command(replica, "GET", after) is None
+    assert redis_cluster.command(replica, "WAIT", 1, 5000) == 1  # healed: a replica again
+
+
 def test_reshard_moves_slots_and_their_keys(redis_cluster: RedisClusterServer) -> None:
     keys = [f"score:{i}" for i in range(1000)]
     source, target, _third = redis_cluster.masters_now()

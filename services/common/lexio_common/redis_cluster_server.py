@@ -471,6 +471,42 @@ class RedisClusterServer:
         _deadline_wait(self.problem, timeout, f"failover of the killed master {node.port}")
         return self.master_for_slot(info.slots[0][0])
 
+    def cut_replication(self, master: RedisServer, timeout: float = 10.0) -> list[RedisServer]:
+        """Cut the replication link between ``master`` and its replicas, as a partition does
+        to the data: the master takes writes its replicas never get, while the cluster bus
+        still carries the nodes' gossip (so a kill of the master is followed by a failover to
+        a replica without them). A plain SIGSTOP of a replica is not that: the kernel still
+        takes the stream, and the replica applies it when it runs again.
+
+        Done with Redis's own means, on loopback: each replica is made to authenticate as a
+        user of its own (``masteruser``), whose connection the master then drops and whose
+        new ones it refuses (``ACL SETUSER ... off``). Returns the replicas cut off, once
+        the master sees none. Restarting the master (after a kill) heals it: the node comes
+        back as a replica with its own configuration."""
+        replicas = self.replicas_of(master)
+        user, secret = "lexio-partition", "lexio-partition-secret"
+        self.command(master, "ACL", "SETUSER", user, "on", f">{secret}", "~*", "&*", "+@all")
+        for replica in replicas:
+            self.command(replica, "CONFIG", "SET", "masteruser", user)
+            self.command(replica, "CONFIG", "SET", "masterauth", secret)
+        self.command(master, "CLIENT", "KILL", "TYPE", "replica")
+
+        def reconnected_as_user() -> str | None:
+            listed = self._text(master, "CLIENT", "LIST", "TYPE", "replica")
+            attached = listed.count(f" user={user} ")
+            return None if attached == len(replicas) else f"{attached} replicas attached as {user}"
+
+        _deadline_wait(reconnected_as_user, timeout, f"replicas of {master.port} reconnected")
+        self.command(master, "ACL", "SETUSER", user, "off")
+        self.command(master, "CLIENT", "KILL", "USER", user)
+
+        def cut() -> str | None:
+            connected = self._fields(master, "INFO", "replication").get("connected_slaves")
+            return None if connected == "0" else f"{connected} replicas still connected"
+
+        _deadline_wait(cut, timeout, f"the replication of {master.port} cut")
+        return replicas
+
     def _other_live(self, node: RedisServer) -> RedisServer:
         for other in self.nodes:
             if other is not node and other.process is not None:

@@ -109,8 +109,12 @@ class TableRoom:
         self._told_here: deque[str] = deque(maxlen=OWN_COMMITS_KEPT)
         """Ids of this replica's own commits, told to its sockets as they were made: their
         notices, when they come back through the bus, have nothing more to say here."""
-        self._known: deque[str] = deque([record.commit], maxlen=COMMITS_KNOWN)
-        """Ids of the table's commits this replica held or heard, the last ones."""
+        self._known: deque[str] = deque(
+            [] if services.store.holds_back_notices else [record.commit], maxlen=COMMITS_KNOWN
+        )
+        """Ids of the table's commits this replica held or heard, the last ones. Where the
+        store holds notices back until Redis's replicas confirm a commit, only the confirmed
+        ones (a record read from the store is confirmed before its first use: :meth:`refresh`)."""
         self._rematch_offered: str | None = None
         """The rematch code this replica's sockets were offered: the host's replica offers it
         as it opens it (TableHub.rematch), every other replica when the commit's notice comes."""
@@ -305,9 +309,19 @@ class TableRoom:
         last event told here is the store's (one more read)."""
         if not self._services.store.shared:
             return
-        record = await self._services.store.get_table(self.table_id)
+        store = self._services.store
+        record = await store.get_table(self.table_id)
+        if record is None:
+            return
+        if store.holds_back_notices and record.commit not in self._known:
+            # Not told on the bus, nor confirmed here: perhaps a commit Redis's replicas never
+            # confirmed (its mover was answered unavailable), which a failover would take back.
+            # No seat is shown it (a snapshot, a catch-up) before they have it
+            # (StoreUnavailableError: the caller answers unavailable).
+            await store.confirm_replicated(self.table_id)
+            self._known.append(record.commit)
         held = self.record
-        if record is None or (record.version, record.commit) == (held.version, held.commit):
+        if (record.version, record.commit) == (held.version, held.commit):
             return
         if record.version <= held.version:
             lost = True
@@ -441,13 +455,14 @@ class TableRoom:
         if commit is not None and commit in self._told_here:
             return  # this replica's own commit, told as it was made
         async with self.lock:
-            if notice["version"] > self.record.version or (
+            stale = notice["version"] > self.record.version or (
                 # Of a version held here: late, or the store lost the commit held here.
                 commit is not None and commit not in self._known
-            ):
-                await self.refresh()
+            )
             if commit is not None:
-                self._known.append(commit)
+                self._known.append(commit)  # told on the bus: confirmed, if notices wait for it
+            if stale:
+                await self.refresh()
             await self._tell_here(notice)
             if notice.get("table"):
                 await self._offer_rematch_here()
