@@ -18,7 +18,7 @@ from gateway_play import started_game
 from lexio_testing import GatewayFactory, LoopThread
 
 from lexio_client import GatewayClient
-from lexio_gateway.drain import spread_seconds
+from lexio_gateway.drain import FIRST_WINDOW, spread_seconds
 
 pytestmark = pytest.mark.one_store
 
@@ -59,5 +59,54 @@ def test_a_stopping_gateway_sends_its_players_away_spread_over_time(
                 f"{len(times)} reconnect notices within {spread:.3f} s: sent at once, not "
                 f"spread over the {(CLIENTS + 2) / RATE:.1f} s the rate gives"
             )
+
+    loop_thread.run(scenario(), timeout=60)
+
+
+SEATS = 80
+
+
+@pytest.mark.parametrize("gateway_backend", ["redis"])
+def test_a_stopping_gateway_sends_no_more_than_the_other_replicas_take_back(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory
+) -> None:
+    """Paced by the survivors (issue 40): 80 seats on a gateway whose rate would send them all
+    in a tenth of a second. Their players hold off coming back for 1.5 s (a survivor taking
+    nobody yet): meanwhile no more are sent than the first window and the grace's own
+    schedule; once they come back (to the other gateway, which announces each), the rest
+    follow, and every seat is back there."""
+    leaving = gateway_factory(shutdown_rate=1000.0, shutdown_grace=12.0)
+    survivor = gateway_factory()
+    within = 12.0 * 2 / 3
+    hold = 1.5
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as session:
+            clients = [GatewayClient(session, leaving.url, None) for _ in range(SEATS)]
+            for index, client in enumerate(clients):
+                await client.open()
+                await client.create(f"Joueur{index}")
+            told: list[float] = []
+            gate = asyncio.Event()
+
+            async def come_back(client: GatewayClient) -> None:
+                await client.wait_for(lambda f: f["type"] == "reconnect", timeout=20)
+                told.append(time.monotonic())
+                if len(told) == 1:
+                    asyncio.get_running_loop().call_later(hold, gate.set)
+                await gate.wait()
+                await client.reconnect([survivor.url], give_up_after=20)
+
+            await asyncio.gather(leaving.runner.cleanup(), *(come_back(c) for c in clients))
+            first = min(told)
+            early = sum(1 for t in told if t - first < hold - 0.1)
+            # The first window, and what the grace's schedule asks for by then.
+            allowed = FIRST_WINDOW + SEATS * hold / within + 1
+            assert early <= allowed, (
+                f"{early} seats sent away before any came back (at most {allowed:.0f}): "
+                "not paced by the replicas taking them"
+            )
+            assert len(told) == SEATS
+            assert all(c.table.get("table_id") for c in clients)
 
     loop_thread.run(scenario(), timeout=60)

@@ -23,7 +23,7 @@ from lexio_common.supervise import supervise
 from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
-from lexio_gateway.drain import send_away, spread_seconds
+from lexio_gateway.drain import send_away
 from lexio_gateway.engine_watch import EngineWatch
 from lexio_gateway.games import GameAdapter, build_adapter
 from lexio_gateway.http_layer import SECURITY_HEADERS, error_answer, http_error_code
@@ -274,10 +274,14 @@ async def _on_shutdown(app: web.Application) -> None:
     started = time.monotonic()
     log.info("gateway draining", extra={"tables": len(rooms), "grace_s": grace})
     connections = list(hub.connections)
-    spread = spread_seconds(len(connections), config.shutdown_rate, grace * 2 / 3)
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(grace):
-            await send_away(connections, spread)
+            await send_away(
+                connections,
+                within=grace * 2 / 3,
+                rate=config.shutdown_rate,
+                seats=hub.sent_away if config.redis_url else None,
+            )
     left = max(0.0, grace - (time.monotonic() - started))
     held_rooms = 0
     async with contextlib.AsyncExitStack() as held:

@@ -93,9 +93,10 @@ class GatewayConfig:
     (less than a client's own time-out for a resume: lexio_client's is 10 s)."""
     shutdown_grace: float = 5.0
     shutdown_rate: float = 300.0
-    """Connections sent away per second when the replica stops (drain.py), so that a rolling
-    update moves its seats to the other replicas without a storm; at most two thirds of the
-    grace is spent so (past that the rate rises), the rest for the turns in flight."""
+    """Connections sent away per second at most when the replica stops (drain.py: as fast as
+    the other replicas take them back, up to this), so that a rolling update moves its seats
+    without a storm; at most two thirds of the grace is spent so (past that the rate rises),
+    the rest for the turns in flight."""
     redis_url: str = ""
     """Several replicas: the shared store and bus (empty: SQLite, one process)."""
     redis_wait_replicas: int = 0

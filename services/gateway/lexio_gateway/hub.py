@@ -14,6 +14,7 @@ from lexio_common.supervise import being_cancelled
 from lexio_gateway.admission import ResumeAdmission
 from lexio_gateway.bus import Bus, Notice
 from lexio_gateway.connection import Connection
+from lexio_gateway.drain import SentAway
 from lexio_gateway.games import GameAdapter, GameUnavailableError, OptionValue
 from lexio_gateway.heartbeats import Heartbeats
 from lexio_gateway.holding import HeldTables
@@ -88,6 +89,8 @@ class TableHub:
             heartbeats=Heartbeats(clock, settings.presence_ttl),
         )
         self.held = HeldTables(self.services)
+        self.sent_away = SentAway()
+        """The seats this replica sent away as it stops, and which of them are back elsewhere."""
         self.rooms: dict[str, TableRoom] = self.held.rooms
         self.connections: set[Connection] = set()
         self._games: dict[str, bool] = {}
@@ -180,6 +183,8 @@ class TableHub:
             await room.refresh_seats()
             await room.broadcast_table()
         elif kind == "presence" and notice["replica"] != self.replica:
+            if notice["connected"]:
+                self.sent_away.back(room.table_id, notice["player_id"])
             room.presence.heard(
                 notice["player_id"], notice["replica"], connected=notice["connected"]
             )
