@@ -170,3 +170,32 @@ def test_a_websocket_from_another_origin_is_a_json_error_with_the_headers(
     status, headers, body = loop_thread.run(_exchange(gateway.url, request), timeout=20)
     assert status == 403
     _assert_gateway_answer(headers, body, "origin_not_allowed")
+
+
+def test_a_client_gone_before_the_websocket_handshake_is_answered_logs_no_error(
+    loop_thread: LoopThread, gateway_factory: GatewayFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A storm of resumes has clients that give up mid-handshake: their socket reset before
+    the gateway's 101 goes out. That is a client gone, not an error of the gateway (a rolling
+    update at 2,000 tables logged 24 'Unhandled exception: Call .prepare() first')."""
+    gateway = gateway_factory()
+    host, port = gateway.url.removeprefix("http://").split(":")
+    upgrade = (
+        b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+
+    async def scenario() -> None:
+        for _ in range(40):
+            _reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(upgrade)
+            await writer.drain()
+            writer.transport.abort()  # a reset, before the answer
+        # The gateway still answers (and has handled the 40 by then: one event loop, in order).
+        status, _headers, _body = await _exchange(gateway.url, b"GET /healthz HTTP/1.1\r\n" + CLOSE)
+        assert status == 200
+
+    with caplog.at_level(logging.WARNING):
+        loop_thread.run(scenario())
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [], [f"{r.name}: {r.getMessage()}" for r in errors]
