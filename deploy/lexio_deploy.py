@@ -10,7 +10,7 @@ optionally point Lexio's images at a registry and at digests, create the Redis p
 Secret if the namespace has none, apply every object with server-side apply (field manager
 ``lexio-deploy``; a field another manager owns is a conflict that stops the deploy unless
 ``--force-conflicts``), in dependency order (namespace, network policies, accounts, config,
-services, ingress, storage, workloads, disruption budgets, autoscalers), wait until every
+services, ingress, storage, workloads, jobs, disruption budgets, autoscalers), wait until every
 Deployment and StatefulSet has rolled out, and print the gateway's address (its Ingress's
 host when the overlay has one).
 
@@ -156,6 +156,8 @@ _ORDER: Final = [
     "PersistentVolumeClaim",
     "Deployment",
     "StatefulSet",
+    # After the pods it works on (prod-cluster's redis-cluster-join: it makes them a cluster).
+    "Job",
     "PodDisruptionBudget",
     "HorizontalPodAutoscaler",
 ]
@@ -585,7 +587,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--overlay",
         default="dev",
-        help="deploy/overlays/NAME (dev, prod, prod-ingress); default dev",
+        help="deploy/overlays/NAME (dev, prod, prod-ingress, prod-cluster); default dev",
     )
     parser.add_argument("--registry", help="where the images are, e.g. reg.example/lexio")
     parser.add_argument(

@@ -16,6 +16,7 @@ if str(DEPLOY) not in sys.path:  # the tool is a script beside the manifests, no
 import lexio_deploy  # noqa: E402
 
 __all__ = [
+    "CLUSTER_OVERLAYS",
     "DEPLOY",
     "K8S_VERSIONS",
     "LEXIO_SERVICES",
@@ -29,12 +30,17 @@ __all__ = [
     "find",
     "image_env",
     "lexio_deploy",
+    "redis_name",
     "rendered",
 ]
 
 #: dev: SQLite lobby, one pod each. prod: the lobby on Redis, a LoadBalancer. prod-ingress:
-#: prod behind ingress-nginx.
-OVERLAYS = ("dev", "prod", "prod-ingress")
+#: prod behind ingress-nginx. prod-cluster: prod on a Redis Cluster instead of one Redis.
+OVERLAYS = ("dev", "prod", "prod-ingress", "prod-cluster")
+#: The overlays whose gateways and lobbies are on a Redis Cluster: the StatefulSet
+#: ``redis-cluster`` (its Services, pods, budget, policy and exporters' job so named), made a
+#: cluster by the Job ``redis-cluster-join``, in place of the base's one Redis, ``redis``.
+CLUSTER_OVERLAYS = ("prod-cluster",)
 #: The Kubernetes versions the manifests must validate against: the oldest supported by
 #: deploy/ (native gRPC probes are GA since 1.27) and the newest kubernetes-validate knows.
 K8S_VERSIONS = ("1.29.0", "1.37.0")
@@ -46,6 +52,12 @@ runs it beside the previous releases' ``engine`` (docs/operations.md)."""
 _SERVICE_OF = {workload: service for service, workload in WORKLOADS.items()}
 
 Obj = dict[str, Any]
+
+
+def redis_name(overlay: str) -> str:
+    """The overlay's Redis: the name of its StatefulSet, client Service, disruption budget,
+    network policy and pod label (``app.kubernetes.io/name``, so the exporters' job)."""
+    return "redis-cluster" if overlay in CLUSTER_OVERLAYS else "redis"
 
 
 @functools.cache

@@ -139,10 +139,11 @@ def allowed(
 
 
 def pods_of(objects: list[Obj]) -> list[Endpoint]:
-    """One endpoint per workload of the rendered manifests (labels of its pod template)."""
+    """One endpoint per workload of the rendered manifests, Jobs included (labels of its pod
+    template)."""
     endpoints = []
     for obj in objects:
-        if obj["kind"] not in ("Deployment", "StatefulSet"):
+        if obj["kind"] not in ("Deployment", "StatefulSet", "Job"):
             continue
         template = obj["spec"]["template"]
         ports = {

@@ -57,7 +57,7 @@ def test_the_overlays_render_with_kubectl_kustomize() -> None:
 
 def test_prod_images_come_from_a_registry_by_digest() -> None:
     # The overlay names a registry and digests, never a bare lexio/… tag (Docker Hub's).
-    for overlay in ("prod", "prod-ingress"):
+    for overlay in ("prod", "prod-ingress", "prod-cluster"):
         for name, image in _images(lexio_deploy.plan(overlay, digests=DIGESTS)).items():
             if name in LEXIO_SERVICES:
                 assert image == f"registry.example.org/lexio/{name}@{DIGESTS[name]}", image
@@ -92,6 +92,9 @@ def test_objects_are_applied_in_dependency_order(overlay: str) -> None:
         ("Service", "Ingress"),
         ("PersistentVolumeClaim", "Deployment"),
         ("StatefulSet", "HorizontalPodAutoscaler"),
+        # A Redis Cluster's Job works on the StatefulSet's pods, with its script.
+        ("ConfigMap", "Job"),
+        ("StatefulSet", "Job"),
     ]
     for earlier, later in before:
         if earlier in kinds and later in kinds:

@@ -27,6 +27,7 @@ import kubernetes_validate  # type: ignore[import-untyped]
 import pytest
 import yaml
 from ops_deploy import (
+    CLUSTER_OVERLAYS,
     DEPLOY,
     K8S_VERSIONS,
     LEXIO_SERVICES,
@@ -38,11 +39,13 @@ from ops_deploy import (
     env,
     final_stage,
     find,
+    redis_name,
     rendered,
 )
 from ops_netpol import Endpoint, allowed, pods_of
 
 from lexio_common.grpc_service import LIVENESS_SERVICE, READINESS_SERVICE
+from lexio_common.redis_client import is_cluster_url
 from lexio_engine.games import GAMES as ENGINE_GAMES
 from lexio_engine.server import EngineConfig
 from lexio_gateway.config import GatewayConfig
@@ -50,6 +53,7 @@ from lexio_gateway.redis_layout import PREFIX as GATEWAY_REDIS_PREFIX
 from lexio_lexicon.server import SERVICE_NAME as LEXICON_SERVICE
 from lexio_lexicon.server import LexiconConfig
 from lexio_lobby.games import site_games
+from lexio_lobby.redis_store import key_prefix
 from lexio_lobby.server import SERVICE_NAME as LOBBY_SERVICE
 from lexio_lobby.server import LobbyConfig
 
@@ -73,7 +77,8 @@ PORT_VARS = {
 
 
 def _workloads(objects: list[Obj]) -> list[Obj]:
-    return [o for o in objects if o["kind"] in ("Deployment", "StatefulSet")]
+    """Whatever runs pods: the services, Redis, and a Redis Cluster's Job."""
+    return [o for o in objects if o["kind"] in ("Deployment", "StatefulSet", "Job")]
 
 
 def _ports(spec: Obj) -> dict[str, int]:
@@ -179,7 +184,9 @@ def test_every_pod_meets_the_restricted_profile(overlay: str) -> None:
     namespace = next(o for o in objects if o["kind"] == "Namespace")
     assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
     workloads = _workloads(objects)
-    assert {w["metadata"]["name"] for w in workloads} == {*WORKLOADS.values(), "redis"}
+    jobs = {"redis-cluster-join"} if overlay in CLUSTER_OVERLAYS else set()
+    names = {*WORKLOADS.values(), redis_name(overlay), *jobs}
+    assert {w["metadata"]["name"] for w in workloads} == names
     for workload in workloads:
         name = workload["metadata"]["name"]
         pod = workload["spec"]["template"]["spec"]
@@ -196,7 +203,8 @@ def test_every_pod_meets_the_restricted_profile(overlay: str) -> None:
         volumes = {v["name"]: v for v in pod.get("volumes", [])}
         claims = {c["metadata"]["name"] for c in workload["spec"].get("volumeClaimTemplates", [])}
         for volume in volumes.values():
-            assert set(volume) & {"emptyDir", "persistentVolumeClaim"}, (name, volume)
+            # Data (an emptyDir, a claim), or files to read (a ConfigMap: a Job's script).
+            assert set(volume) & {"emptyDir", "persistentVolumeClaim", "configMap"}, (name, volume)
         for c in pod["containers"]:
             context = c["securityContext"]
             assert context["allowPrivilegeEscalation"] is False, name
@@ -208,7 +216,9 @@ def test_every_pod_meets_the_restricted_profile(overlay: str) -> None:
             # What the read-only root leaves writable: /tmp and the data volumes, no more.
             for mount in c.get("volumeMounts", []):
                 assert mount["name"] in volumes or mount["name"] in claims, (name, mount)
-            mounts = {m["mountPath"] for m in c.get("volumeMounts", [])}
+                if "configMap" in volumes.get(mount["name"], {}):
+                    assert mount.get("readOnly") is True, (name, mount)
+            mounts = {m["mountPath"] for m in c.get("volumeMounts", []) if not m.get("readOnly")}
             assert mounts <= {"/tmp", "/var/lib/lexio", "/data"}, (name, mounts)
 
 
@@ -272,11 +282,16 @@ def test_addresses_point_at_services_that_exist(
     assert _service_port(objects, engine["LEXIO_LEXICON_ADDRESS"]) == ("lexicon", 50052)
     assert _service_port(objects, gateway["LEXIO_ENGINE_ADDRESS"]) == (WORKLOADS["engine"], 50051)
     assert _service_port(objects, gateway["LEXIO_LOBBY_ADDRESS"]) == ("lobby", 50053)
-    redis = re.fullmatch(
-        r"redis://:\$\(REDIS_PASSWORD\)@([a-z-]+):(\d+)/\d+", gateway["LEXIO_REDIS_URL"]
-    )
-    assert redis is not None
-    assert _service_port(objects, f"{redis[1]}:{redis[2]}") == ("redis", 6379)
+    # One Redis (a database number), or a Redis Cluster (any node: the Service of them all).
+    url = gateway["LEXIO_REDIS_URL"]
+    cluster = overlay in CLUSTER_OVERLAYS
+    assert is_cluster_url(url) == cluster, url
+    if cluster:
+        redis = re.fullmatch(r"redis\+cluster://:\$\(REDIS_PASSWORD\)@([a-z-]+):(\d+)", url)
+    else:
+        redis = re.fullmatch(r"redis://:\$\(REDIS_PASSWORD\)@([a-z-]+):(\d+)/\d+", url)
+    assert redis is not None, url
+    assert _service_port(objects, f"{redis[1]}:{redis[2]}") == (redis_name(overlay), 6379)
     # The lobby registers the site's games (lexio_lobby/site_games.json) as it reads the
     # manifest's environment: each one an engine game, ready while the engine Service's pods
     # serve that game's health name.
@@ -321,9 +336,11 @@ def test_the_lobby_store_fits_its_replicas(overlay: str, monkeypatch: pytest.Mon
     if config.redis_url:
         gateway = env(container(objects, "gateway"))
         assert config.redis_url == gateway["LEXIO_REDIS_URL"]
-        # Its keys and the gateways' never meet, whichever prefix is the longer.
+        # Its keys and the gateways' never meet, whichever prefix is the longer. The prefix
+        # is the one the lobby uses, on a cluster too (one without a hash tag would keep the
+        # lobby from starting there).
         prefix = variables["LEXIO_LOBBY_REDIS_PREFIX"]
-        assert config.redis_prefix == prefix
+        assert config.redis_prefix == prefix == key_prefix(config.redis_url, prefix)
         assert not prefix.startswith(GATEWAY_REDIS_PREFIX)
         assert not GATEWAY_REDIS_PREFIX.startswith(prefix)
         assert "LEXIO_LOBBY_DB" not in variables
@@ -388,7 +405,7 @@ def test_each_service_has_a_multi_stage_non_root_pinned_dockerfile(name: str) ->
 
 def test_image_names_and_tags_agree_with_the_project() -> None:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    for overlay in ("prod", "prod-ingress", "dev"):
+    for overlay in OVERLAYS:
         objects = rendered(overlay)
         for name in LEXIO_SERVICES:
             image = container(objects, name)["image"]
@@ -502,10 +519,12 @@ def test_network_policies_allow_exactly_what_lexio_needs(overlay: str) -> None:
         for port in dest.ports.values()
         if source is not dest and allowed(policies, source, dest, port)
     }
+    # The one Redis, or a Redis Cluster's nodes (and the Job that makes them one).
+    redis, cluster = redis_name(overlay), overlay in CLUSTER_OVERLAYS
     metrics = {("prometheus", n, p) for n, p in [("lexicon", 9102), ("game-engine", 9101)]} | {
         ("prometheus", "lobby", 9103),
         ("prometheus", "gateway", 9104),
-        ("prometheus", "redis", 9121),  # its exporter
+        ("prometheus", redis, 9121),  # its exporter
     }
     expected = {
         # Players come from anywhere (through the load balancer); Lexio's own pods never
@@ -516,14 +535,24 @@ def test_network_policies_allow_exactly_what_lexio_needs(overlay: str) -> None:
         ("prometheus", "gateway", 8080),  # the public port is everyone's
         ("gateway", "lobby", 50053),
         ("gateway", "game-engine", 50051),
-        ("gateway", "redis", 6379),
+        ("gateway", redis, 6379),
         ("lobby", "game-engine", 50051),
         # The lobby's table store in prod; allowed in dev too, where it stays unused.
-        ("lobby", "redis", 6379),
+        ("lobby", redis, 6379),
         ("game-engine", "lexicon", 50052),
         *metrics,
+        *([("redis-cluster-join", redis, 6379)] if cluster else []),
     }
     assert got == expected, {"unexpected": got - expected, "missing": expected - got}
+    # Pods of one workload reach each other only where a cluster's nodes must: the replication
+    # stream (Redis's port) and the cluster bus, which nothing else reaches (above).
+    peers = {
+        (pod.name, port)
+        for pod in pods.values()
+        for port in pod.ports.values()
+        if allowed(policies, pod, pod, port)
+    }
+    assert peers == ({(redis, 6379), (redis, 16379)} if cluster else set())
     # Metrics ports: the monitoring namespace's Prometheus only (the gateway's included).
     metrics_ports = {9101, 9102, 9103, 9104, 9121}
     assert {s for s, _, p in got if p in metrics_ports} == {"prometheus"}
@@ -532,9 +561,10 @@ def test_network_policies_allow_exactly_what_lexio_needs(overlay: str) -> None:
         ("game-engine", 50052),
         ("prometheus", 9102),
     }
-    # Redis holds every table and invite code: the gateways and the lobbies, nobody else.
-    # (and Prometheus, on its exporter's port only).
-    assert {s for s, d, p in got if d == "redis" and p == 6379} == {"gateway", "lobby"}
+    # Redis holds every table and invite code: the gateways and the lobbies, nobody else
+    # (and Prometheus, on its exporter's port only; a cluster's Job too, and its nodes).
+    clients = {"gateway", "lobby"} | ({"redis-cluster-join"} if cluster else set())
+    assert {s for s, d, p in got if d == redis and p == 6379} == clients
     # Every pod resolves names; nothing of Lexio's reaches outside the cluster.
     for pod in pods.values():
         assert allowed(policies, pod, dns, 53, "UDP"), pod.name
@@ -566,8 +596,17 @@ def test_autoscalers_and_disruption_budgets_fit_their_workloads(overlay: str) ->
     assert scaled == expected
     budgets = {o["metadata"]["name"]: o for o in objects if o["kind"] == "PodDisruptionBudget"}
     # A budget for a single stateless pod would only block drains; Redis's one pod has one on
-    # purpose (a drain must not take every game away unannounced: minAvailable 1).
-    assert budgets.pop("redis")["spec"]["minAvailable"] == 1
+    # purpose (a drain must not take every game away unannounced: minAvailable 1). A Redis
+    # Cluster's nodes go one at a time (a master and its replica never together).
+    redis = budgets.pop(redis_name(overlay))["spec"]
+    if overlay in CLUSTER_OVERLAYS:
+        assert redis["maxUnavailable"] == 1 and "minAvailable" not in redis
+    else:
+        assert redis["minAvailable"] == 1
+    template = find(objects, "StatefulSet", redis_name(overlay))["spec"]["template"]
+    assert set(redis["selector"]["matchLabels"].items()) <= set(
+        template["metadata"]["labels"].items()
+    )
     assert set(budgets) == scaled
     for name, budget in budgets.items():
         labels = find(objects, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
@@ -610,7 +649,10 @@ def test_redis_runs_as_a_database_not_a_cache(overlay: str) -> None:
     second (or always), never evict, and a memory cap below the container's limit so that a
     full Redis refuses writes instead of being OOM-killed."""
     objects = rendered(overlay)
-    redis = container(objects, "redis")
+    statefulset = find(objects, "StatefulSet", redis_name(overlay))
+    (redis,) = [
+        c for c in statefulset["spec"]["template"]["spec"]["containers"] if c["name"] == "redis"
+    ]
     command, *args = redis["args"]
     assert command == "redis-server"
     options = dict(zip(args[::2], args[1::2], strict=True))
@@ -620,10 +662,14 @@ def test_redis_runs_as_a_database_not_a_cache(overlay: str) -> None:
     assert options["--maxmemory-policy"] == "noeviction"
     limit = _bytes(redis["resources"]["limits"]["memory"])
     assert 0 < _bytes(options["--maxmemory"]) <= 0.8 * limit
-    # The append-only file is on the StatefulSet's volume.
+    # The append-only file is on the StatefulSet's volume, and so is a cluster node's identity
+    # (nodes.conf: a node that comes back is the same node, with its data).
     mounts = {m["name"]: m["mountPath"] for m in redis["volumeMounts"]}
-    claims = find(objects, "StatefulSet", "redis")["spec"]["volumeClaimTemplates"]
+    claims = statefulset["spec"]["volumeClaimTemplates"]
     assert options["--dir"] == mounts[claims[0]["metadata"]["name"]]
+    assert ("--cluster-enabled" in options) == (overlay in CLUSTER_OVERLAYS)
+    if "--cluster-enabled" in options:
+        assert options["--cluster-config-file"].startswith(options["--dir"] + "/")
 
 
 def test_the_ingress_keeps_websockets_open_and_is_the_only_way_in() -> None:
