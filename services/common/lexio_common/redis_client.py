@@ -4,20 +4,45 @@ Bounded waits; no automatic retry (a retried compare-and-set whose reply was los
 a false conflict or, worse, run twice); and redis-py's maintenance notifications off: with them
 on (its default for RESP3) the pool skips its check that an idle connection is still open, and
 the first call after a Redis restart fails although Redis is back.
+
+The one retry there is, :class:`Retrying`, is of a command Redis provably did not run: a
+Redis Cluster's passing states (a slot in motion, a failover) answer that way, and a call that
+meets one is sent again for a moment before it is answered as unavailable (issue 40).
+
+On a Redis Cluster every command that names a key is sent to its key's master, always
+(:class:`_RoutedByKey`; redis-py 8.1, in the moment after it reloaded its map of the slots,
+sent such commands to a random master, which answered "no such key" during a migration).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import os
-from collections.abc import Awaitable
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 import redis.asyncio as aioredis
+from redis._parsers.commands import CommandPolicies, RequestPolicy, ResponsePolicy
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisClusterException, RedisError
+from redis.commands.policies import AsyncPolicyResolver, AsyncStaticPolicyResolver
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    ClusterError,
+    RedisClusterException,
+    RedisError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.maint_notifications import MaintNotificationsConfig
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -52,7 +77,11 @@ def connect(
 
     A cluster client follows MOVED and ASK (the command did not run), and refreshes its map
     of the slots after a connection error, but does not retry the failed command either:
-    the caller's next command goes to the promoted replica.
+    the caller's next command goes to the promoted replica. It sends every command naming a
+    key to the key's master (:class:`_RoutedByKey`), and learns a slot's new master from its
+    MOVED alone: redis-py's default, a reload of the whole map every 5th MOVED, closed every
+    connection of the client, failing the calls in flight on every master (a slot in motion,
+    whose ASK redis-py 8.1 often follows on the wrong connection, answers MOVED many times).
 
     A call that finds the client's :data:`MAX_CONNECTIONS` busy waits up to ``timeout`` for
     one (then a ConnectionError "No connection available.")."""
@@ -71,7 +100,11 @@ def connect(
         # redis-py's cluster client has no waiting pool: past MAX_CONNECTIONS to one master a
         # call fails (MaxConnectionsError, a store unavailable for that call).
         return aioredis.RedisCluster.from_url(
-            f"{CLUSTER_SCHEMES[scheme]}://{rest}", max_connections=MAX_CONNECTIONS, **options
+            f"{CLUSTER_SCHEMES[scheme]}://{rest}",
+            max_connections=MAX_CONNECTIONS,
+            policy_resolver=_RoutedByKey(),
+            reinitialize_steps=0,
+            **options,
         )
     pool = aioredis.BlockingConnectionPool.from_url(
         url, max_connections=MAX_CONNECTIONS, timeout=timeout, **options
@@ -103,7 +136,162 @@ def connect_one(
     return client
 
 
-async def guard(call: Awaitable[T], unavailable: type[Exception]) -> T:
+class _RoutedByKey(AsyncPolicyResolver):
+    """Where redis-py's cluster client sends a command: by its key's slot whenever it has
+    keys, as it does itself — except in the moment after it closed its connections to reload
+    its map (after a CLUSTERDOWN; by default also every 5th MOVED), when it has no default
+    node: redis-py 8.1 then sends a command its tables do not list to a random master.
+    During a slot's migration the target may get it on a connection that an earlier ASK left
+    ASKING (redis-py sends ASKING and the command on two connections of its pool), and it
+    serves it from the half of the slot it has: a table, a code, a seat token "not found"
+    (the lobby's ``unknown_table``, the gateway's ``bad_token``).
+    tests/lobby/test_lobby_cluster_moves.py makes that state.
+
+    The commands redis-py's tables list (PING, CONFIG GET, SCRIPT LOAD, WAIT...) keep their
+    own routing; every other command is routed by its keys (a command without one fails at
+    once, "Missing key", as it always did)."""
+
+    _KEYED: Final = CommandPolicies(
+        request_policy=RequestPolicy.DEFAULT_KEYED, response_policy=ResponsePolicy.DEFAULT_KEYED
+    )
+
+    def __init__(self) -> None:
+        self._known = AsyncStaticPolicyResolver()
+
+    async def resolve(self, command_name: str) -> CommandPolicies | None:
+        known = await self._known.resolve(command_name)
+        if known is not None or command_name.upper() in aioredis.RedisCluster.COMMAND_FLAGS:
+            return known
+        return self._KEYED
+
+    def with_fallback(self, fallback: AsyncPolicyResolver) -> AsyncPolicyResolver:
+        """Itself: every command resolves here, a fallback would never be asked."""
+        return self
+
+
+RETRY_REASONS: Final = ("redirected", "cluster_down", "slot_not_covered", "refused")
+"""Why a command provably did not run (:func:`not_run`): a bounded label set for counters."""
+
+RETRY_AFTER: Final = 1.0
+"""Seconds a caller is told to wait when a cluster's passing state outlasted the retries."""
+
+
+def not_run(error: BaseException) -> str | None:
+    """Which of :data:`RETRY_REASONS` proves that the command ``error`` ended never ran on
+    Redis, so that sending it again cannot apply it twice; None when it may have run (a reply
+    lost, a connection closed after the command went out) or is no Redis error.
+
+    * ``redirected``: ASK, MOVED or TRYAGAIN came back, or redis-py gave up following them
+      ("TTL exhausted": it only goes on after those answers). A slot in motion.
+    * ``cluster_down``: CLUSTERDOWN or MASTERDOWN came back: a master failed, no heir yet.
+    * ``slot_not_covered``: redis-py found no master for the slot in its map: nothing sent.
+    * ``refused``: the connection was refused before anything was sent: a master just died.
+
+    >>> not_run(TryAgainError("Multiple keys request during rehashing of slot"))
+    'redirected'
+    >>> not_run(RedisConnectionError("Connection closed by server.")) is None
+    True
+    """
+    if isinstance(error, AskError | TryAgainError):  # MovedError is an AskError
+        return "redirected"
+    if isinstance(error, ClusterDownError):
+        return "cluster_down"
+    if type(error) is ClusterError:  # redis-py's "TTL exhausted."
+        return "redirected"
+    if isinstance(error, SlotNotCoveredError):
+        return "slot_not_covered"
+    if isinstance(error, RedisConnectionError) and isinstance(
+        error.__context__, ConnectionRefusedError
+    ):
+        return "refused"
+    return None
+
+
+def _uncounted(reason: str) -> None:
+    """A retry nobody counts."""
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """A call sent again, for at most ``within`` seconds, while each try fails in a way that
+    proves the command did not run (:func:`not_run`): a Redis Cluster's passing states — a
+    slot in motion, a master being replaced — answer that way for a moment, and a caller
+    should not be refused for them. Anything else fails at once (a reply lost may hide a
+    change made: sending a compare-and-set again would report a false conflict). ``on_retry``
+    is told each retry's reason (one of :data:`RETRY_REASONS`), for a counter."""
+
+    within: float = 1.0
+    first_delay: float = 0.05
+    max_delay: float = 0.25
+    on_retry: Callable[[str], None] = _uncounted
+
+    async def call(
+        self,
+        make: Callable[[], Awaitable[T]],
+        unavailable: Callable[[str, float | None], Exception],
+        what: str,
+    ) -> T:
+        """``make()``'s result. A failure raises ``unavailable(message, retry_after)`` as
+        :func:`guard` does, ``retry_after`` being :data:`RETRY_AFTER` when the last try
+        provably did not run (a passing state outlasted the retries) and None otherwise."""
+        started = time.monotonic()
+        delay = self.first_delay
+        retries: list[str] = []
+        while True:
+            try:
+                result = await make()
+            except Exception as e:  # classified, then raised through guard as ever
+                reason = not_run(e)
+                task = asyncio.current_task()
+                waited = time.monotonic() - started
+                if (
+                    reason is None
+                    or waited + delay > self.within
+                    or (task is not None and task.cancelling())
+                ):
+                    if retries:
+                        log.warning(
+                            "redis call retried, still failing: answered as unavailable",
+                            extra=_retried(what, retries, reason or "other", waited),
+                        )
+                    after = RETRY_AFTER if reason is not None else None
+                    return await guard(
+                        _raise(e), functools.partial(_with_retry_after, unavailable, after)
+                    )
+                retries.append(reason)
+                self.on_retry(reason)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.max_delay)
+                continue
+            if retries:
+                log.info(
+                    "redis call retried, then answered",
+                    extra=_retried(what, retries, "ok", time.monotonic() - started),
+                )
+            return result
+
+
+def _retried(what: str, retries: list[str], outcome: str, waited: float) -> dict[str, Any]:
+    return {
+        "what": what,
+        "retries": len(retries),
+        "reasons": sorted(set(retries)),
+        "outcome": outcome,
+        "waited_s": round(waited, 3),
+    }
+
+
+async def _raise(error: Exception) -> Any:
+    raise error
+
+
+def _with_retry_after(
+    unavailable: Callable[[str, float | None], Exception], retry_after: float | None, message: str
+) -> Exception:
+    return unavailable(message, retry_after)
+
+
+async def guard(call: Awaitable[T], unavailable: Callable[[str], Exception]) -> T:
     """Await ``call``; any Redis or socket failure becomes ``unavailable`` (the service's own
     "the store cannot answer now"), so callers have one error to handle. That includes
     redis-py's ``BusyLoadingError`` while a restarted Redis loads its data, and a cluster

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 from aiohttp import WSMsgType, web
 
@@ -176,6 +176,10 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+STORE_RETRY_AFTER: Final = 1.0
+"""Seconds a request the store could not answer is to be sent again after (``retry_after``)."""
+
+
 async def handle_frame(hub: TableHub, conn: Connection, text: str) -> None:
     """One client frame: an answer, or an ``error`` frame; never an exception out of here."""
     frame_id: str | None = None
@@ -190,7 +194,13 @@ async def handle_frame(hub: TableHub, conn: Connection, text: str) -> None:
             raise ProtocolError("hello_first")
         await HANDLERS[frame["type"]](hub, conn, frame)
     except StoreUnavailableError:
-        unavailable: dict[str, Any] = {"type": "error", "code": "unavailable"}
+        # Nothing was done: a store failing over, a slot of a Redis Cluster in motion (the
+        # cluster client's own retries outlasted), a Redis restarting. Back in a second.
+        unavailable: dict[str, Any] = {
+            "type": "error",
+            "code": "unavailable",
+            "retry_after": STORE_RETRY_AFTER,
+        }
         if frame_id is not None:
             unavailable["id"] = frame_id
         await conn.send(unavailable)

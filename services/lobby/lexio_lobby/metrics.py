@@ -15,6 +15,7 @@ from typing import Final
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge
 
 from lexio.lobby.v1 import lobby_pb2
+from lexio_common.redis_client import RETRY_REASONS
 from lexio_lobby.model import Reason, TableState
 
 #: A call's outcome: answered, refused for one of the lobby's reasons, or failed on a bug.
@@ -23,7 +24,8 @@ OUTCOMES: Final = ("ok", *(reason.value for reason in Reason), "error")
 
 class LobbyMetrics:
     """Calls by method and outcome, tables by state, joins and lookups refused by reason,
-    each game's readiness."""
+    each game's readiness, and the store's calls sent again (a Redis Cluster's passing
+    states)."""
 
     def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
         self.calls = Counter(
@@ -51,6 +53,15 @@ class LobbyMetrics:
             ["reason"],
             registry=registry,
         )
+        self.store_retries = Counter(
+            "lexio_lobby_store_retries",
+            "Redis commands sent again because Redis did not run them, by reason: "
+            "'redirected' (a slot in motion: ASK, MOVED, TRYAGAIN), 'cluster_down' (a failover), "
+            "'slot_not_covered', 'refused' (a master just died). Each call is retried for about "
+            "a second; what outlasts that is a store_unavailable call with retry-after.",
+            ["reason"],
+            registry=registry,
+        )
         self.game_ready = Gauge(
             "lexio_lobby_game_ready",
             "1 if the game's last readiness check passed, else 0.",
@@ -69,6 +80,12 @@ class LobbyMetrics:
             self.joins_refused.labels(reason=reason.value)
         for reason in (Reason.UNKNOWN_CODE, Reason.RATE_LIMITED):
             self.lookups_refused.labels(reason=reason.value)
+        for retry in RETRY_REASONS:
+            self.store_retries.labels(reason=retry)
+
+    def store_retried(self, reason: str) -> None:
+        """One store command sent again (``reason``: one of :data:`RETRY_REASONS`)."""
+        self.store_retries.labels(reason=reason).inc()
 
     def game_checked(self, game: str, ready: bool) -> None:
         self.game_ready.labels(game=game).set(int(ready))

@@ -43,7 +43,8 @@ class Reason(enum.StrEnum):
 
 
 class LobbyError(Exception):
-    """A refused call. ``retry_after`` (seconds) is set for :attr:`Reason.RATE_LIMITED`."""
+    """A refused call. ``retry_after`` (seconds) is set for :attr:`Reason.RATE_LIMITED`, and
+    for :attr:`Reason.STORE_UNAVAILABLE` when the store knows it (a passing state)."""
 
     def __init__(self, reason: Reason, retry_after: float | None = None) -> None:
         super().__init__(reason.value)

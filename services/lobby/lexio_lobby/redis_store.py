@@ -32,7 +32,13 @@ it reads, it writes back only through the compare-and-set.
 whose reply was lost, all of it. The client does not retry (a retried compare-and-set whose
 first reply was lost would report a conflict for a change it made); its pool checks each
 connection before use and reconnects, and scripts are loaded again after a Redis restart, so
-the lobby resumes as soon as Redis answers. Nothing else is cached.
+the lobby resumes as soon as Redis answers. Nothing else is cached. The one exception: what a
+player's call reads or writes (a table, a code, a change, a join attempt) is sent again for a
+moment when Redis answered that it did not run it — a Redis Cluster's slot in motion (ASK,
+MOVED, TRYAGAIN: every script of the lobby meets TRYAGAIN while its slot is split) or a
+failover (CLUSTERDOWN, a connection refused) — and, if that outlasts the retries, answered
+unavailable with a ``retry_after`` (:class:`lexio_common.redis_client.Retrying`; each retry
+counted in ``lexio_lobby_store_retries_total``).
 
 **Durability** is Redis's own: run it with ``appendonly yes`` and ``appendfsync everysec`` (or
 ``always``), and ``maxmemory-policy noeviction``. Start-up checks and warns otherwise. Redis
@@ -60,6 +66,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from lexio_common import redis_client
+from lexio_common.redis_client import Retrying
 from lexio_lobby.model import CloseReason, Table, TableState
 from lexio_lobby.options import options_from_json, options_to_json
 from lexio_lobby.ratelimit import DEFAULT_MAX_FAILURES, DEFAULT_WINDOW_SECONDS, Admission
@@ -79,6 +86,8 @@ DEFAULT_TIMEOUT: Final = 2.0
 SCHEMA_VERSION: Final = "1"
 #: Closed tables deleted per script run.
 PURGE_BATCH: Final = 500
+UNCOUNTED: Final = Retrying()
+"""The default retries of a call Redis did not run; the server's count them (its metrics)."""
 
 # KEYS: table, code, index of the table's state. ARGV: id, code, score, then field/value pairs.
 _INSERT: Final = """
@@ -199,6 +208,12 @@ async def _guard(call: Awaitable[T]) -> T:
     return await redis_client.guard(call, StoreUnavailableError)
 
 
+def _down(message: str, retry_after: float | None) -> StoreUnavailableError:
+    """What :meth:`Retrying.call` raises for the lobby: the store is unavailable, for about
+    ``retry_after`` seconds when that is known."""
+    return StoreUnavailableError(message, retry_after=retry_after)
+
+
 def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -254,11 +269,14 @@ class RedisTableStore:
         *,
         wait_replicas: int = 0,
         wait_timeout: float = 0.5,
+        retrying: Retrying = UNCOUNTED,
     ) -> None:
         """``wait_replicas``: how many of Redis's replicas must have a write before it is
-        answered, waiting at most ``wait_timeout`` seconds."""
+        answered, waiting at most ``wait_timeout`` seconds. ``retrying``: how a player's call
+        that Redis did not run (a cluster's passing state) is sent again."""
         self.client = client
         self.keys = RedisKeys(prefix)
+        self._retrying = retrying
         self._wait_replicas = wait_replicas
         self._wait_ms = max(1, round(wait_timeout * 1000))
         self._insert = client.register_script(_INSERT)
@@ -274,6 +292,7 @@ class RedisTableStore:
         timeout: float = DEFAULT_TIMEOUT,
         wait_replicas: int = 0,
         wait_timeout: float = 0.5,
+        retrying: Retrying = UNCOUNTED,
     ) -> RedisTableStore:
         """Connect, check the schema version (setting it on a fresh prefix), and warn about a
         Redis that would not keep tables (no AOF, eviction). Unreachable: StoreError."""
@@ -282,6 +301,7 @@ class RedisTableStore:
             key_prefix(url, prefix),
             wait_replicas=wait_replicas,
             wait_timeout=wait_timeout,
+            retrying=retrying,
         )
         try:
             await store._check(describe_url(url))
@@ -350,10 +370,12 @@ class RedisTableStore:
         return bool(await self._write(self._insert, keys, args, "the new table"))
 
     async def get(self, table_id: str) -> Table | None:
-        return _table(await _guard(self.client.hgetall(self.keys.table(table_id))))
+        key = self.keys.table(table_id)
+        return _table(await self._retrying.call(lambda: self.client.hgetall(key), _down, "table"))
 
     async def find_by_code(self, code: str) -> Table | None:
-        table_id = await _guard(self.client.get(self.keys.code(code)))
+        key = self.keys.code(code)
+        table_id = await self._retrying.call(lambda: self.client.get(key), _down, "code")
         if table_id is None:
             return None
         table = await self.get(_text(table_id))
@@ -379,9 +401,12 @@ class RedisTableStore:
     async def _write(self, script: Any, keys: list[str], args: list[Any], what: str) -> Any:
         """Run a write ``script``; with ``wait_replicas``, WAIT after it on the same connection
         and at the node of its keys (one slot: the prefix's hash tag on a cluster), and raise
-        StoreUnavailableError when fewer replicas than wanted confirmed a write it made."""
+        StoreUnavailableError when fewer replicas than wanted confirmed a write it made.
+
+        A script Redis did not run (:func:`redis_client.not_run`) is sent again
+        (:attr:`_retrying`); one whose WAIT failed is not: it may have run."""
         if not self._wait_replicas:
-            return await _guard(script(keys=keys, args=args))
+            return await self._retrying.call(lambda: script(keys=keys, args=args), _down, what)
         wait = ("WAIT", self._wait_replicas, self._wait_ms)
 
         async def run() -> list[Any]:
@@ -394,16 +419,21 @@ class RedisTableStore:
                     pipe.execute_command(*wait, target_nodes=node)
                 else:
                     pipe.execute_command(*wait)
-                try:
-                    return list(await pipe.execute())
-                except NoScriptError:
-                    if loaded:
-                        raise
+                # Each reply on its own: the script's failure says whether it ran (and may be
+                # retried); the WAIT's, after a script that ran, must not send it again.
+                written, confirmed = await pipe.execute(raise_on_error=False)
+                if isinstance(written, NoScriptError) and not loaded:
                     # A Redis that restarted, or a replica promoted: scripts are not replicated.
                     await self.client.script_load(script.script)
+                    continue
+                if isinstance(written, Exception):
+                    raise written
+                if isinstance(confirmed, Exception):
+                    raise RedisError(f"WAIT after the write failed: {confirmed}") from confirmed
+                return [written, confirmed]
             raise AssertionError("unreachable")
 
-        result, replicas = await _guard(run())
+        result, replicas = await self._retrying.call(run, _down, what)
         if result and int(replicas) < self._wait_replicas:
             log.warning(
                 "a write not confirmed by Redis's replicas: answered as unavailable",
@@ -498,6 +528,7 @@ class RedisJoinLimiter:
         max_failures: int = DEFAULT_MAX_FAILURES,
         window: float = DEFAULT_WINDOW_SECONDS,
         clock: Callable[[], float] = time.time,
+        retrying: Retrying = UNCOUNTED,
     ) -> None:
         if max_failures < 1 or window <= 0:
             raise ValueError("max_failures and window must be positive")
@@ -508,6 +539,7 @@ class RedisJoinLimiter:
         self._clock = clock
         self._ttl_ms = max(1, math.ceil(window * 1000))
         self._admit = client.register_script(_ADMIT)
+        self._retrying = retrying
 
     async def admit(self, caller: str) -> Admission:
         now = float(self._clock())
@@ -519,14 +551,18 @@ class RedisJoinLimiter:
             ticket,
             self._ttl_ms,
         ]
-        allowed, at = await _guard(self._admit(keys=[self._keys.joins(caller)], args=args))
+        keys = [self._keys.joins(caller)]
+        allowed, at = await self._retrying.call(
+            lambda: self._admit(keys=keys, args=args), _down, "join attempt"
+        )
         if not int(allowed):
             return Admission(False, retry_after=float(at) + self.window - now)
         return Admission(True, _ticket=ticket)
 
     async def refund(self, caller: str, admission: Admission) -> None:
         if isinstance(admission._ticket, str):
-            await _guard(self._client.zrem(self._keys.joins(caller), admission._ticket))
+            key, ticket = self._keys.joins(caller), admission._ticket
+            await self._retrying.call(lambda: self._client.zrem(key, ticket), _down, "refund")
 
     async def prune(self) -> None:
         """Nothing to do: a caller's key expires one window after its last counted attempt."""

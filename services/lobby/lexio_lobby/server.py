@@ -47,6 +47,7 @@ from lexio.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from lexio_common import service
 from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
+from lexio_common.redis_client import Retrying
 from lexio_common.supervise import supervise
 from lexio_lobby.codes import new_code
 from lexio_lobby.games import (
@@ -259,20 +260,27 @@ async def _watch_store(
 
 
 async def open_store(
-    config: LobbyConfig, clock: Callable[[], float], monotonic: Callable[[], float]
+    config: LobbyConfig,
+    clock: Callable[[], float],
+    monotonic: Callable[[], float],
+    metrics: LobbyMetrics = METRICS,
 ) -> tuple[TableStore, JoinLimiter]:
     """The table store and the join limiter the configuration asks for.
 
     With Redis both are shared by every replica, and the limiter keeps time with ``clock``
-    (epoch seconds, comparable between machines); alone, it uses ``monotonic``."""
+    (epoch seconds, comparable between machines); alone, it uses ``monotonic``. Their calls
+    sent again while a Redis Cluster passes through a failover or a slot's move are counted
+    in ``metrics``."""
     if config.redis_url:
         prefix = key_prefix(config.redis_url, config.redis_prefix)
+        retrying = Retrying(on_retry=metrics.store_retried)
         redis_store = await RedisTableStore.open(
             config.redis_url,
             prefix=prefix,
             timeout=config.redis_timeout,
             wait_replicas=config.redis_wait_replicas,
             wait_timeout=config.redis_wait_timeout,
+            retrying=retrying,
         )
         limiter: JoinLimiter = RedisJoinLimiter(
             redis_store.client,
@@ -280,6 +288,7 @@ async def open_store(
             max_failures=config.join_failures,
             window=config.join_window,
             clock=clock,
+            retrying=retrying,
         )
         return redis_store, limiter
     store = await SqliteTableStore.open(config.db_path)
@@ -303,7 +312,7 @@ async def start_lobby(
     """Open the store, serve, report SERVING. ``clock`` (epoch seconds: timestamps, expiry)
     and ``monotonic`` (rate limit, readiness cache) are injectable for tests."""
     metrics = metrics or METRICS
-    store, limiter = await open_store(config, clock, monotonic)
+    store, limiter = await open_store(config, clock, monotonic, metrics)
     readiness = GameReadiness(
         config.games,
         timeout=config.readiness_timeout,

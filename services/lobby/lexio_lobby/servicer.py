@@ -32,7 +32,8 @@ T = TypeVar("T")
 
 #: Metadata key carrying the end client's identity, set by the gateway.
 CALLER_METADATA: Final = "x-lexio-caller"
-#: Trailing metadata of a "rate_limited" refusal: whole seconds before trying again.
+#: Trailing metadata of a "rate_limited" refusal, and of a "store_unavailable" one when the
+#: store knows (a Redis Cluster's passing state): whole seconds before trying again.
 RETRY_AFTER_METADATA: Final = "retry-after"
 MAX_CALLER_LENGTH: Final = 256
 #: At most one "store unavailable" log line per this many seconds (an outage fails every call).
@@ -162,7 +163,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 result = await work()
             except StoreUnavailableError as e:
                 self._log_store_failure(method, e)
-                raise LobbyError(Reason.STORE_UNAVAILABLE) from e
+                # retry-after when known: a Redis Cluster's passing state outlasted the store's
+                # retries (a slot in motion, a failover), not a Redis that is away.
+                raise LobbyError(Reason.STORE_UNAVAILABLE, retry_after=e.retry_after) from e
         except LobbyError as e:
             self._count(method, e.reason.value)
             refused = self._refusals.get(method)

@@ -74,7 +74,13 @@ class StoreError(RuntimeError):
 
 
 class StoreUnavailableError(RuntimeError):
-    """The store cannot be reached for now; the call changed nothing and may be retried."""
+    """The store cannot be reached for now; the call changed nothing and may be retried.
+    ``retry_after`` (seconds), when known: the store was in a passing state (a Redis Cluster's
+    slot in motion, a failover) that outlasted the store's own retries."""
+
+    def __init__(self, message: str = "", retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class TableStore(Protocol):

@@ -262,7 +262,7 @@
  * @property {"error"} type
  * @property {string} [id]
  * @property {string} code
- * @property {number} [retry_after]   rate_limited: whole seconds to wait
+ * @property {number} [retry_after]   rate_limited: whole seconds to wait; unavailable: seconds before trying again
  * @property {string} [reason]        bad_json: "number" or "text"
  * @property {string} [field]         bad_frame
  * @property {string} [got]           unknown_type
