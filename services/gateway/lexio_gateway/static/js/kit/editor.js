@@ -560,9 +560,10 @@ export class TileEditor extends TurnGame {
       event.preventDefault();
       this.recallAll();
       this.focusCursor();
-    } else if (key === "?") {
+    } else if (key === "?" || key === "؟") {
+      // "?", or "؟" (U+061F): what an Arabic layout sends for the same key.
       event.preventDefault();
-      this.saySummary();
+      if (!event.repeat) this.saySummary();
     } else if (key === "End") {
       event.preventDefault();
       this.jumpTo(this.lastMove()?.tiles ?? [], t("game.log_empty"));
@@ -597,7 +598,8 @@ export class TileEditor extends TurnGame {
     announce(t("say.cursor", { cell: this.cellName(next.row, next.col) }), { urgent: this.urgent() });
   }
 
-  /** The "?" key on the board: what a sighted player sees at a glance. */
+  /** The "?" key on the board: what a sighted player sees at a glance (said as an answer:
+   *  announce.js). */
   saySummary() {}
 
   /** @param {KeyboardEvent} event */

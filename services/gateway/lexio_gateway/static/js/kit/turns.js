@@ -2,12 +2,16 @@
 // A turn-based game's table controller, as every game of the site shares it: its view and
 // whose turn it is, the action channel (kit/actions.js: one action in flight, its reply, the
 // refusal's message), the narrator (kit/narrator.js: each move said, then whose turn it is, or
-// the end), leaving and resigning (asked first), the help open on a first game. A game
+// the end), the keys that ask to hear the last move again and the game's state (kit/ask.js),
+// leaving and resigning (asked first), the help open on a first game. A game
 // subclasses it with its board, its own actions and its words (the hooks below); its drawing
 // is a TurnScreen's (kit/turnscreen.js). The tile games' editor (kit/editor.js) is one such
 // subclass.
-import { currentLanguage, onLanguageChange, t } from "../i18n.js";
+import { currentLanguage, onLanguageChange, t, tNodes } from "../i18n.js";
 import { confirmDialog } from "../dialogs.js";
+import { answer } from "../announce.js";
+import { bdi } from "../text.js";
+import { askedFor } from "./ask.js";
 import { openHelpOnFirstGame } from "./firstgame.js";
 import { ActionChannel } from "./actions.js";
 import { Narrator } from "./narrator.js";
@@ -80,6 +84,26 @@ export class TurnGame {
     };
     click(this.ids.leave, () => this.leave());
     click(this.ids.resign, () => this.resign());
+    // Anywhere on the screen (the board, the rack, a button, the log), not only on the board.
+    document.addEventListener("keydown", (event) => this.askKey(event));
+  }
+
+  /** @returns {boolean} whether the screen is in sight with its game, a modal dialog closed
+   *  (the page behind a modal dialog is inert: a reader would not hear its live regions) */
+  get answering() {
+    const screen = document.querySelector(this.ids.screen);
+    return Boolean(this.view) && screen instanceof HTMLElement && !screen.hidden && !document.querySelector("dialog[open]");
+  }
+
+  /** Alt+L, Alt+P (kit/ask.js): the last move again, the game's state; held down, said once.
+   *  @param {KeyboardEvent} event */
+  askKey(event) {
+    const asked = askedFor(event);
+    if (!asked || !this.answering) return;
+    event.preventDefault();
+    if (event.repeat) return;
+    if (asked === "last") this.sayLastMove();
+    else this.sayState();
   }
 
   languageChanged() {
@@ -231,6 +255,45 @@ export class TurnGame {
     if (!this.view || this.over) return;
     const ok = await confirmDialog(this.resignConfirmation());
     if (ok && this.view && !this.over) this.act({ resign: {} }, "resign", { always: true });
+  }
+
+  // What the player asks to hear (kit/ask.js) -------------------------------------------
+
+  /** Alt+L: the last move again, as the narrator said it (who, the words and points, the
+   *  tiles exchanged, a pass and why…), or that there is none yet. */
+  sayLastMove() {
+    const log = this.app.log;
+    for (let i = log.length - 1; i >= 0; i -= 1) {
+      if (!this.isMove(log[i])) continue;
+      const spoken = this.spokenEntry(log[i]);
+      if (spoken) {
+        answer(spoken);
+        return;
+      }
+    }
+    answer(t("game.log_empty"));
+  }
+
+  /** @param {any} _entry a log entry @returns {boolean} whether it is a move (what the last
+   *  move is: a game's log may hold other events, such as pauses) */
+  isMove(_entry) {
+    return true;
+  }
+
+  /** Alt+P: the game's state as its screen shows it (the game's spokenState). */
+  sayState() {
+    answer(this.spokenState());
+  }
+
+  /** @returns {any} the game's state in words: the end, else whose turn it is (a game adds
+   *  what its screen shows: scores, clocks) */
+  spokenState() {
+    return this.over ? this.spokenEnding() : this.spokenTurn();
+  }
+
+  /** @returns {any} "À vous de jouer !" or "Au tour de Ana." */
+  spokenTurn() {
+    return this.myTurn ? t("game.your_turn") : tNodes("say.turn_of", { name: bdi(this.moverName()) });
   }
 
   // What the live region says: the narrator's hooks ------------------------------------

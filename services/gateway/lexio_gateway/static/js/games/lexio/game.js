@@ -13,7 +13,7 @@ import { names, seatName, spokenEnding, spokenEntry } from "./panels.js";
 import { GameView, URGENT } from "./gameview.js";
 import { bonusWords, tileWords } from "./board.js";
 import { secondsLeft } from "../../clock.js";
-import { announce } from "../../announce.js";
+import { announce, answer } from "../../announce.js";
 import { load, save } from "../../store.js";
 import { $ } from "../../dom.js";
 import { fillLegend } from "../../kit/legend.js";
@@ -278,21 +278,34 @@ export class Game extends TileEditor {
 
   /** The "?" key on the board: time left, the rack, the scores, the bag. */
   saySummary() {
-    const view = this.view;
-    if (!view) return;
-    const parts = [];
-    if (!this.over) {
-      parts.push(this.myTurn ? t("game.your_turn") : tNodes("say.turn_of", { name: bdi(seatName(this.table, view.turn)) }));
-      parts.push(" ", t("say.seconds_left", { count: secondsLeft(view.turn_deadline) }), " ");
-    }
+    if (!this.view) return;
     const rack = this.rackTiles().map((item) => (item.letter === BLANK ? t("tile.blank") : item.letter));
-    parts.push(rack.length ? t("say.rack", { letters: rack.join(t("sep.comma")) }) : t("game.rack_empty"), " ");
+    const rackWords = rack.length ? t("say.rack", { letters: rack.join(t("sep.comma")) }) : t("game.rack_empty");
+    answer([...this.turnAndTime(), rackWords, " ", ...this.scoresAndBag()]);
+  }
+
+  /** Alt+P (kit/ask.js): whose turn and the time left, the scores, the bag; at the end, the
+   *  end as it was said (the winner, the final scores). */
+  spokenState() {
+    if (!this.view) return null;
+    if (this.over) return this.spokenEnding();
+    return [...this.turnAndTime(), ...this.scoresAndBag()];
+  }
+
+  /** "Au tour de Ana. Il reste 41 secondes. " (nothing after the end) @returns {any[]} */
+  turnAndTime() {
+    if (this.over) return [];
+    return [this.spokenTurn(), " ", t("say.seconds_left", { count: secondsLeft(this.view.turn_deadline) }), " "];
+  }
+
+  /** "Scores : Ana 12 points et Bruno 0 point. 86 jetons dans le sac." @returns {any[]} */
+  scoresAndBag() {
+    const view = this.view;
     const seats = this.table?.seats ?? [];
     const scores = seats.map((/** @type {any} */ seat, /** @type {number} */ index) =>
       t("say.score", { name: seat.name, points: t("points_long", { count: view.scores?.[index] ?? 0 }) }),
     );
-    parts.push(t("say.scores", { scores: names(scores) }), " ", `${t("bag_count", { count: view.bag_count })}.`);
-    announce(parts, { urgent: this.urgent() });
+    return [t("say.scores", { scores: names(scores) }), " ", `${t("bag_count", { count: view.bag_count })}.`];
   }
 
   // The preview (R25), exchanging and passing --------------------------------------------

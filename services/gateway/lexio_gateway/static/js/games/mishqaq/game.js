@@ -6,7 +6,7 @@
 // server judges every move (M25: no preview).
 import { t, tNodes } from "../../i18n.js";
 import { confirmDialog } from "../../dialogs.js";
-import { announce } from "../../announce.js";
+import { announce, answer } from "../../announce.js";
 import { bdi } from "../../text.js";
 import { $ } from "../../dom.js";
 import { TileEditor } from "../../kit/editor.js";
@@ -28,6 +28,9 @@ const DRAW = 3;
 const LEGEND = { "half-latin": "halves", red: "red", target: "target", "tile-latin": "tiles", "tile-bilingual": "bilingual", "tile-blank": "blank" };
 /** Log entries that are not turns (M35 counts turns). */
 const NOT_TURNS = new Set(["pause", "resume", "pause_expired", "swap", "opening"]);
+/** Log entries that are not moves (Alt+L, the last move: a placement, a pass, a swap, a
+ *  resignation); a pause is in the state (Alt+P), the result in the end. */
+const NOT_MOVES = new Set(["pause", "resume", "pause_expired", "opening", "result"]);
 
 /** @typedef {import("../../kit/editor.js").RackItem} RackItem */
 
@@ -371,7 +374,7 @@ export class MishqaqGame extends TileEditor {
     const parts = [];
     if (!this.over) {
       if (this.paused) parts.push(tNodes("mq.status.paused", { name: bdi(sideName(this.table, view.pause.by)) }));
-      else parts.push(this.myTurn ? t("game.your_turn") : tNodes("say.turn_of", { name: bdi(sideName(this.table, view.turn)) }));
+      else parts.push(this.spokenTurn());
       for (const side of ["latin", "arabic"]) {
         parts.push(" ", tNodes("mq.say.bank", { name: bdi(sideName(this.table, side)), time: this.ui.timeWords(this.bank(side)) }));
       }
@@ -380,7 +383,37 @@ export class MishqaqGame extends TileEditor {
     const rack = this.rackTiles().map((item) => tileWords(item));
     parts.push(rack.length ? t("say.rack", { letters: rack.join(t("say.word_sep")) }) : t("game.rack_empty"), " ");
     parts.push(t("mq.say.bags", { latin: view.latin_bag_count, arabic: view.arabic_bag_count }));
-    announce(parts, { urgent: this.urgent() });
+    answer(parts);
+  }
+
+  /** @param {any} entry */
+  isMove(entry) {
+    return !NOT_MOVES.has(entry.kind);
+  }
+
+  /** Alt+P (kit/ask.js): whose turn it is, or the meaning pause and its time left, then both
+   *  clocks, each running or stopped; at the end, the end as it was said. */
+  spokenState() {
+    const view = this.view;
+    if (!view) return null;
+    if (this.over) return this.spokenEnding();
+    const status = this.paused
+      ? tNodes("mq.say.paused", { name: bdi(sideName(this.table, view.pause.by)), time: this.ui.timeWords(this.pauseLeft()) })
+      : this.spokenTurn();
+    const clocks = document.createDocumentFragment();
+    ["latin", "arabic"].forEach((side, i) => {
+      if (i > 0) clocks.append(t("say.word_sep"));
+      const running = !this.paused && view.turn === side;
+      clocks.append(
+        tNodes("mq.say.clock_state", {
+          name: bdi(sideName(this.table, side)),
+          side: t(`mq.side.${side}`),
+          time: this.ui.timeWords(this.bank(side)),
+          state: t(running ? "mq.clock.running" : "mq.clock.stopped"),
+        }),
+      );
+    });
+    return [status, " ", tNodes("mq.say.clocks", { clocks })];
   }
 
   // Swapping, passing, pausing, resigning --------------------------------------------------
