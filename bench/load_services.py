@@ -322,9 +322,9 @@ class Stack:
             # person's limit of 20 frames a second per socket: lifted as well.
             LEXIO_GATEWAY_FRAMES_PER_SECOND=str(self.frames_per_second),
             LEXIO_GATEWAY_FRAME_BURST=str(self.frames_per_second),
-            # As deploy/base/gateway.yaml: a rolling update's SIGTERM has 15 s to send its
+            # As deploy/base/gateway.yaml: a rolling update's SIGTERM has 90 s to send its
             # players away (the --fault TARGET@AT~ of load_faults.py).
-            LEXIO_SHUTDOWN_GRACE="15",
+            LEXIO_SHUTDOWN_GRACE="90",
             **redis_env,
         )  # fmt: skip
 

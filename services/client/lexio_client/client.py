@@ -338,6 +338,13 @@ class GatewayClient:
                 raise ConnectionResetError("not connected")
             await self.send(frame)
             reply = await asyncio.wait_for(answer, timeout)
+        except TimeoutError:
+            answer.cancel()
+            seen = [f["type"] for f in self.frames[-6:]]
+            raise TimeoutError(
+                f"no answer to {frame['type']} {frame['id']} from {self.base_url} in {timeout} s"
+                f" (connected: {self.connected}; the last frames: {seen})"
+            ) from None
         except ConnectionError as e:
             answer.cancel()
             if self.connected:
