@@ -50,6 +50,9 @@ LOBBY_READY: Final = Gauge(
 LOBBY_READY.set(0)
 READINESS: Final = web.AppKey("readiness", dict)
 ENGINE_WATCH: Final = web.AppKey("engine_watch", EngineWatch)
+SHUTTING_DOWN: Final = web.AppKey("shutting_down", asyncio.Event)
+"""Set once the application's shutdown began: aiohttp runs ``on_shutdown`` again after
+GatewayRunner's own call (http_layer.py), which must not drain a second time."""
 
 
 @web.middleware
@@ -267,6 +270,9 @@ async def _on_shutdown(app: web.Application) -> None:
     then let the turns still in flight finish and reach their players (holding every room's
     lock, so that no new turn starts meanwhile), and tell whoever is left to reconnect.
     Bounded by the shutdown grace; logged from start to end."""
+    if app[SHUTTING_DOWN].is_set():
+        return
+    app[SHUTTING_DOWN].set()
     hub = app[keys.HUB]
     config = app[keys.CONFIG]
     grace = config.shutdown_grace
@@ -312,6 +318,7 @@ def create_app(
     app = web.Application(middlewares=[security_headers], client_max_size=64 * 1024)
     app[keys.CONFIG] = config
     app[READINESS] = {}
+    app[SHUTTING_DOWN] = asyncio.Event()
     app.cleanup_ctx.append(_services(clock, seeds))
     app.on_shutdown.append(_on_shutdown)
     app.router.add_get("/", index)

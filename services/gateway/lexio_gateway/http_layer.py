@@ -134,7 +134,24 @@ class _Server(web.Server):
 
 
 class GatewayRunner(web.AppRunner):
-    """``web.AppRunner`` whose server's connections are :class:`_RequestHandler`\\ s."""
+    """``web.AppRunner`` whose server's connections are :class:`_RequestHandler`\\ s, and
+    whose clean-up lets the connections still open be heard while the application shuts down.
+
+    aiohttp's own clean-up marks every connection closing (``pre_shutdown``) before it runs
+    the application's ``on_shutdown``, and from then on drops whatever a client sends
+    (``RequestHandler.data_received``). The gateway's ``on_shutdown`` sends its players away a
+    few at a time over tens of seconds (drain.py), and those still waiting play on meanwhile:
+    their moves must be read. So the sites stop (no one new arrives), the application shuts
+    down, and only then does aiohttp's clean-up run (its ``on_shutdown`` a second time: the
+    gateway's does nothing the second time). (Found by make load-rollout: with a 90 s grace,
+    1,099 of 2,000 tables had an act go unanswered on a stopping gateway.)"""
+
+    async def cleanup(self) -> None:
+        for site in list(self.sites):
+            await site.stop()
+        if self.server is not None:  # set up
+            await self.app.shutdown()
+        await super().cleanup()
 
     async def _make_server(self) -> web.Server:
         made = await super()._make_server()
