@@ -216,6 +216,22 @@ def gateway_factory(
 
 
 @pytest.fixture
+def redis_replica(redis_server: RedisServer, tmp_path: Path) -> Iterator[RedisServer]:
+    """A replica of :func:`redis_server`, started (its master told to sync it at once, not
+    after Redis's 5 s wait for other replicas to share the sync); killed at the end (a test's
+    copy: nothing to keep). A test that needs it attached waits for ``state=online`` in the
+    master's INFO; one may stop and start it again."""
+    directory = tmp_path / "replica"
+    directory.mkdir()
+    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
+    replica = RedisServer(str(directory))
+    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
+    replica.start()
+    yield replica
+    replica.stop(kill=True)
+
+
+@pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     """A real redis-server of its own, with persistence on, stopped at the end."""
     server = RedisServer(str(tmp_path), free_port())

@@ -182,7 +182,11 @@ def test_the_sqlite_log_is_copied_off_the_event_loop_and_stays_bounded(
     ("moves", "seats"), [(1, 0), (0, 1)], ids=["wait-replicas", "seat-wait-replicas"]
 )
 def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before_they_are_answered(
-    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path, moves: int, seats: int
+    loop_thread: LoopThread,
+    redis_server: RedisServer,
+    redis_replica: RedisServer,
+    moves: int,
+    seats: int,
 ) -> None:
     """Issue 40: LEXIO_REDIS_WAIT_REPLICAS=1 covers every write a reply promises, not only
     commits. A seat token (what `seated` hands the player) and a table's record are on the
@@ -190,12 +194,6 @@ def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before
     (a failover to a replica without the token would lock the player out of their game).
     LEXIO_REDIS_SEAT_WAIT_REPLICAS=1 alone does the same for seats, while moves are
     acknowledged without a replica."""
-    replica_dir = tmp_path / "replica"
-    replica_dir.mkdir()
-    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
-    replica = RedisServer(str(replica_dir))
-    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
-    replica.start()
     seat = SeatToken("t1", "p1", "Ana")
 
     async def scenario() -> None:
@@ -209,13 +207,13 @@ def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before
         try:
             await eventually(lambda: b"state=online" in redis_server.command("INFO"), "online")
             await store.add_token("h1", seat)
-            with redis.Redis.from_url(replica.url) as on_replica:
+            with redis.Redis.from_url(redis_replica.url) as on_replica:
                 held = on_replica.get(store.layout.token("h1"))
                 assert held is not None, "the token was answered before the replica had it"
                 record = TableRecord("t1", "lexio", "ABCDE-FGHIJ", TableStatus.OPEN, version=1)
                 await store.create_table(record)
                 assert on_replica.hget(store.layout.table("t1"), "meta") is not None
-            replica.stop(kill=True)
+            redis_replica.stop(kill=True)
             with pytest.raises(StoreUnavailableError, match="seat token"):
                 await quick.add_token("h2", SeatToken("t1", "p2", "Bruno"))
             with pytest.raises(StoreUnavailableError, match="creation"):
@@ -230,25 +228,16 @@ def test_with_wait_replicas_a_seat_token_and_a_new_table_are_on_a_replica_before
             await store.close()
             await quick.close()
 
-    try:
-        loop_thread.run(scenario())
-    finally:
-        replica.stop()
+    loop_thread.run(scenario())
 
 
 def test_with_wait_replicas_a_commits_notice_is_published_only_once_a_replica_has_it(
-    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
+    loop_thread: LoopThread, redis_server: RedisServer, redis_replica: RedisServer
 ) -> None:
     """Issue 40: with WAIT 1, a commit no replica confirmed was applied and published all the
     same, so the other seats saw a move the mover was told had failed, and a failover then
     took it back. Now its notice is held back until the replicas have the commit: published
     (stamped with Redis's instant) when they do, never when they do not."""
-    replica_dir = tmp_path / "replica"
-    replica_dir.mkdir()
-    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
-    replica = RedisServer(str(replica_dir))
-    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
-    replica.start()
     record = TableRecord("t1", "lexio", "ABCDE-FGHIJ", TableStatus.STARTED, version=3)
 
     def notice(version: int) -> dict[str, Any]:
@@ -276,7 +265,7 @@ def test_with_wait_replicas_a_commits_notice_is_published_only_once_a_replica_ha
             await store.save_table(dataclasses.replace(record, version=4), 3, notice=notice(4))
             published = next_message()
             assert published["version"] == 4 and "committed_at" in published
-            replica.stop(kill=True)
+            redis_replica.stop(kill=True)
             with pytest.raises(StoreUnavailableError, match="replication"):
                 await quick.save_table(dataclasses.replace(record, version=5), 4, notice=notice(5))
             # Redis runs one command at a time: a notice the commit had published would come
@@ -289,26 +278,17 @@ def test_with_wait_replicas_a_commits_notice_is_published_only_once_a_replica_ha
             await store.close()
             await quick.close()
 
-    try:
-        loop_thread.run(scenario())
-    finally:
-        replica.stop()
+    loop_thread.run(scenario())
 
 
 def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
-    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
+    loop_thread: LoopThread, redis_server: RedisServer, redis_replica: RedisServer
 ) -> None:
     """LEXIO_REDIS_WAIT_REPLICAS=1: a commit counts once Redis's replica has it. With the
     replica gone it is still applied on the master (its reply stored: the action sent again
     is answered from it once a replica has it), but answered as unavailable, never
     acknowledged, so that a failover to a replica without it cannot lose an acknowledged
     move."""
-    replica_dir = tmp_path / "replica"
-    replica_dir.mkdir()
-    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # not 5 s
-    replica = RedisServer(str(replica_dir))
-    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
-    replica.start()
     record = TableRecord("t1", "lexio", "ABCDE-FGHIJ", TableStatus.STARTED, version=3)
     reply = ActionReply("p1", "r1", {"type": "ack", "id": "r1", "seq": 1})
 
@@ -323,7 +303,7 @@ def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
             await patient.create_table(record)
             await patient.save_table(dataclasses.replace(record, version=4), 3)
             await patient.confirm_replicated("t1")  # the replica has everything so far
-            replica.stop(kill=True)
+            redis_replica.stop(kill=True)
             after = dataclasses.replace(record, version=5, seq=1)
             with pytest.raises(StoreUnavailableError, match="replication"):
                 await store.save_table(after, 4, [StoredEvent(1, {"kind": "pass"})], reply)
@@ -335,10 +315,7 @@ def test_with_wait_replicas_a_commit_no_replica_confirmed_is_not_acknowledged(
             await store.close()
             await patient.close()
 
-    try:
-        loop_thread.run(scenario())
-    finally:
-        replica.stop()
+    loop_thread.run(scenario())
     waited = REGISTRY.get_sample_value(
         "lexio_gateway_store_commit_seconds_count", {"outcome": "unreplicated"}
     )

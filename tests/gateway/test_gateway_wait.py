@@ -10,8 +10,6 @@ outside: 3 and 5 seat rewinds in two partition runs)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -24,24 +22,11 @@ from lexio_gateway.redis_layout import RedisLayout
 pytestmark = pytest.mark.one_store
 
 
-@pytest.fixture
-def replica(redis_server: RedisServer, tmp_path: Path) -> Iterator[RedisServer]:
-    """A replica of ``redis_server``, online."""
-    directory = tmp_path / "replica"
-    directory.mkdir()
-    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
-    server = RedisServer(str(directory))
-    server.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
-    server.start()
-    yield server
-    server.stop(kill=True)  # a test's copy: nothing to keep
-
-
 def test_a_move_no_replica_confirmed_is_shown_to_no_other_seat_until_it_is(
     loop_thread: LoopThread,
     gateway_factory: GatewayFactory,
     redis_server: RedisServer,
-    replica: RedisServer,
+    redis_replica: RedisServer,
 ) -> None:
     settings = {"redis_url": redis_server.url, "redis_wait_replicas": 1, "redis_wait_timeout": 2.0}
     first, second = gateway_factory(**settings), gateway_factory(**settings)
@@ -52,7 +37,7 @@ def test_a_move_no_replica_confirmed_is_shown_to_no_other_seat_until_it_is(
         async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
             mover, other = to_play([ana, bruno]), bruno if to_play([ana, bruno]) is ana else ana
             seq, since = mover.seq, len(other.frames)
-            replica.stop(kill=True)
+            redis_replica.stop(kill=True)
             with pytest.raises(ServerError) as refused:
                 await mover.pass_turn()
             assert refused.value.code == "unavailable"
@@ -70,7 +55,7 @@ def test_a_move_no_replica_confirmed_is_shown_to_no_other_seat_until_it_is(
 
             # The replica back: the next action finds the move in the store, confirmed, and
             # every seat is told of it, once.
-            replica.start()
+            redis_replica.start()
             await eventually(lambda: online in redis_server.command("INFO"), "replica back")
             with pytest.raises(ServerError):
                 await mover.pass_turn()  # no longer its turn: the pass was applied

@@ -501,18 +501,12 @@ def test_the_key_layout(loop_thread: LoopThread, redis_server: RedisServer, tmp_
 
 
 def test_with_wait_replicas_a_table_and_a_seat_are_on_a_replica_before_they_are_answered(
-    loop_thread: LoopThread, redis_server: RedisServer, tmp_path: Path
+    loop_thread: LoopThread, redis_server: RedisServer, redis_replica: RedisServer, tmp_path: Path
 ) -> None:
     """Issue 40: LEXIO_REDIS_WAIT_REPLICAS=1 (the gateway's setting, read by the lobby too):
     a new table and a seat are on Redis's replica when the lobby answers; with the replica
     gone, create and join answer UNAVAILABLE (store_unavailable) instead of promising what a
     failover to the replica would take back."""
-    replica_dir = tmp_path / "replica"
-    replica_dir.mkdir()
-    redis_server.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")
-    replica = RedisServer(str(replica_dir))
-    replica.extra_args = ["--replicaof", "127.0.0.1", str(redis_server.port)]
-    replica.start()
     config = replace(
         lobby_config(tmp_path / "unused.sqlite3", redis_url=redis_server.url),
         redis_wait_replicas=1,
@@ -526,17 +520,16 @@ def test_with_wait_replicas_a_table_and_a_seat_are_on_a_replica_before_they_are_
             time.sleep(0.05)
         created = lobby.create()
         key = f"{DEFAULT_PREFIX}table:{created.table.table_id}"
-        with redis.Redis.from_url(replica.url, decode_responses=True) as on_replica:
+        with redis.Redis.from_url(redis_replica.url, decode_responses=True) as on_replica:
             assert on_replica.hget(key, "version") == "1", "answered before the replica had it"
             lobby.join(created.invite_code, "p1", caller="joiner")
             assert on_replica.hget(key, "version") == "2"
-        replica.stop(kill=True)
+        redis_replica.stop(kill=True)
         lobby.restart(redis_wait_timeout=0.3)  # quick once it is gone
         assert refusal(lobby.create) == DOWN
         assert refusal(lobby.join, created.invite_code, "p2", caller="joiner") == DOWN
     finally:
         lobby.stop()
-        replica.stop()
 
 
 # -- cancellation -----------------------------------------------------------------------------
