@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -23,6 +27,7 @@ __all__ = [
     "OVERLAYS",
     "ROOT",
     "WORKLOADS",
+    "config_from_env",
     "container",
     "dockerfile",
     "env",
@@ -52,6 +57,19 @@ runs it beside the previous releases' ``engine`` (docs/operations.md)."""
 _SERVICE_OF = {workload: service for service, workload in WORKLOADS.items()}
 
 Obj = dict[str, Any]
+T = TypeVar("T")
+
+
+def config_from_env(
+    monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], read: Callable[[], T]
+) -> T:
+    """A service's configuration as it reads a manifest's environment (``variables``) and
+    nothing else: ``read`` is its ``Config.from_env``."""
+    for name in [n for n in os.environ if n.startswith("LEXIO_")]:
+        monkeypatch.delenv(name)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    return read()
 
 
 def redis_name(overlay: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -34,6 +33,7 @@ from ops_deploy import (
     OVERLAYS,
     ROOT,
     WORKLOADS,
+    config_from_env,
     container,
     dockerfile,
     env,
@@ -295,7 +295,7 @@ def test_addresses_point_at_services_that_exist(
     # The lobby registers the site's games (lexio_lobby/site_games.json) as it reads the
     # manifest's environment: each one an engine game, ready while the engine Service's pods
     # serve that game's health name.
-    games = _lobby_config(monkeypatch, lobby).games
+    games = config_from_env(monkeypatch, lobby, LobbyConfig.from_env).games
     assert games == site_games(f"{WORKLOADS['engine']}:50051")
     assert [game.name for game in games] == ["lexio", "mishqaq"]  # what the site offers
     health_names = {game.name: game.health_name for game in ENGINE_GAMES}
@@ -305,22 +305,13 @@ def test_addresses_point_at_services_that_exist(
         assert _service_port(objects, game.health_address) == (WORKLOADS["engine"], 50051)
 
 
-def _lobby_config(monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> LobbyConfig:
-    """The lobby's configuration as it reads the manifest's environment (and nothing else)."""
-    for name in [n for n in os.environ if n.startswith("LEXIO_")]:
-        monkeypatch.delenv(name)
-    for name, value in variables.items():
-        monkeypatch.setenv(name, value)
-    return LobbyConfig.from_env()
-
-
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_the_lobby_store_fits_its_replicas(overlay: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """SQLite: one writer on a volume. Redis: the gateways' Redis, a key prefix of the
     lobby's own, no volume: the replicas share nothing else."""
     objects = rendered(overlay)
     variables = env(container(objects, "lobby"))
-    config = _lobby_config(monkeypatch, variables)
+    config = config_from_env(monkeypatch, variables, LobbyConfig.from_env)
     pod = find(objects, "Deployment", "lobby")["spec"]["template"]["spec"]
     claims = {
         v["name"]: v["persistentVolumeClaim"]["claimName"]

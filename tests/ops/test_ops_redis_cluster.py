@@ -24,7 +24,16 @@ from typing import Any
 
 import pytest
 import yaml
-from ops_deploy import CLUSTER_OVERLAYS, DEPLOY, OVERLAYS, container, env, find, rendered
+from ops_deploy import (
+    CLUSTER_OVERLAYS,
+    DEPLOY,
+    OVERLAYS,
+    config_from_env,
+    container,
+    env,
+    find,
+    rendered,
+)
 from ops_netpol import Endpoint, allowed, pods_of
 
 from lexio_common.redis_client import is_cluster_url
@@ -197,22 +206,6 @@ def test_the_job_runs_the_shipped_script_with_redis_cli_of_the_nodes_release() -
     assert job["spec"]["activeDeadlineSeconds"] > 2 * int(env(c)["WAIT_SECONDS"])
 
 
-def _lobby_config(monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> LobbyConfig:
-    for name in [n for n in os.environ if n.startswith("LEXIO_")]:
-        monkeypatch.delenv(name)
-    for name, value in variables.items():
-        monkeypatch.setenv(name, value)
-    return LobbyConfig.from_env()
-
-
-def _gateway_config(monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> GatewayConfig:
-    for name in [n for n in os.environ if n.startswith("LEXIO_")]:
-        monkeypatch.delenv(name)
-    for name, value in variables.items():
-        monkeypatch.setenv(name, value)
-    return GatewayConfig.from_env()
-
-
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_the_gateway_and_the_lobby_wait_for_a_replica_on_a_cluster_only(
     overlay: str, monkeypatch: pytest.MonkeyPatch
@@ -221,13 +214,13 @@ def test_the_gateway_and_the_lobby_wait_for_a_replica_on_a_cluster_only(
     failover. One Redis has none: WAIT there would refuse every move."""
     objects = rendered(overlay)
     gateway_env, lobby_env = env(container(objects, "gateway")), env(container(objects, "lobby"))
-    gateway = _gateway_config(monkeypatch, gateway_env)
+    gateway = config_from_env(monkeypatch, gateway_env, GatewayConfig.from_env)
     cluster = overlay in CLUSTER_OVERLAYS
     assert gateway.redis_wait_replicas == (1 if cluster else 0)
     if not cluster:
         assert "LEXIO_REDIS_WAIT_REPLICAS" not in gateway_env | lobby_env
         return
-    lobby = _lobby_config(monkeypatch, lobby_env)
+    lobby = config_from_env(monkeypatch, lobby_env, LobbyConfig.from_env)
     assert lobby.redis_wait_replicas == 1
     assert gateway.redis_wait_timeout == lobby.redis_wait_timeout == 0.5
     # Both on the cluster's Service, the lobby's keys under one hash tag.
