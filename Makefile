@@ -18,7 +18,7 @@ LEXICON_BUILDER := $(LEXICON_DATA)/ar.aff $(LEXICON_DATA)/ar.dic \
 	$(addprefix services/lexicon/lexio_lexicon/,arabic_list.py expand.py hunspell.py normalise.py cache.py build_lists.py)
 
 .PHONY: setup test test-slow coverage lint lint-js node fmt run bench clean wordlist wordlist-en wordlist-ar browser redis prometheus load load-750 load-prod load-3000 load-kill load-rollout soak \
-	images images-push image-tools lock monitoring-operator
+	images images-push image-tools lock monitoring-operator screenreader
 
 setup: $(STAMP_INSTALL) $(STAMP_LISTS)
 
@@ -127,8 +127,27 @@ coverage: setup browser redis prometheus
 	$(BIN)/coverage json -o build/coverage/coverage.json
 	$(BIN)/coverage report --skip-covered --sort=miss | tail -40
 
-test-slow: setup image-tools redis prometheus
+test-slow: setup image-tools redis prometheus screenreader
 	$(BIN)/pytest -m slow
+
+# The screen reader tests (tests/screenreader/, marked slow): Orca reading Debian's full Chromium
+# (not headless) on an X server of their own (Xvfb), its speech through speech-dispatcher and
+# espeak-ng (French and Arabic voices), keys sent through the X server by xdotool
+# (docs/accessibility.md, "Testing with a real screen reader"). CI runs as root and installs
+# them when one is missing; elsewhere, install them yourself.
+SCREENREADER_PACKAGES := orca at-spi2-core python3-pyatspi speech-dispatcher \
+	speech-dispatcher-espeak-ng espeak-ng xvfb xdotool x11-xkb-utils dbus-x11 chromium fonts-noto-core
+screenreader:
+	@if command -v orca >/dev/null && command -v Xvfb >/dev/null && command -v xdotool >/dev/null \
+		&& command -v setxkbmap >/dev/null \
+		&& command -v speech-dispatcher >/dev/null && command -v espeak-ng >/dev/null \
+		&& command -v dbus-daemon >/dev/null && command -v chromium >/dev/null \
+		&& [ -x /usr/libexec/at-spi-bus-launcher ] \
+		&& [ -x /usr/lib/speech-dispatcher-modules/sd_espeak-ng ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$(SCREENREADER_PACKAGES); \
+	else echo "the screen reader tests need: sudo apt-get install --no-install-recommends $(SCREENREADER_PACKAGES)" >&2; exit 1; fi
 
 # Images: buildah (no Docker daemon) and, for a base made from Debian's packages when the
 # registry's python image cannot be pulled, debootstrap (docs/operations.md, "Images").
