@@ -152,6 +152,7 @@ def _play_and_check(
         "lexio.red",
         "lexio.alerts",
         "lexio.redis",
+        "lexio.redis-cluster",  # the prod-cluster overlay's alerts: loaded by every Prometheus
     }
 
     async def seat() -> None:
