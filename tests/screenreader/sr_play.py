@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 import urllib.request
 from collections.abc import Callable, Coroutine, Iterator, Mapping
@@ -183,6 +184,20 @@ def lexio_moves(board: str, rack: str, seed: int) -> Iterator[Place]:
 
 def cell_name(row: int, col: int) -> str:
     return f"{chr(65 + col)}{row + 1}"
+
+
+# A cell as Orca names it: "G7 : vide." (French), "A11: خالية" (Arabic), "L, 1 point, G7, …".
+CELL_SAID = re.compile(r"(?<![A-Za-z])([A-W]\d{1,2}) ?: |[,،] ([A-W]\d{1,2})(?=[,،.]|$)")
+
+
+def cells_said(texts: list[str]) -> list[str]:
+    """The cells named in what Orca said, one per utterance that names one (in order)."""
+    found = []
+    for text in texts:
+        match = CELL_SAID.search(text)
+        if match:
+            found.append(match.group(1) or match.group(2))
+    return found
 
 
 def points(count: int) -> str:

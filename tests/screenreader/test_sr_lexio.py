@@ -14,7 +14,7 @@ from lexio_client.bot import Bot
 
 from .sr_desktop import Desktop
 from .sr_keys import Keyboard
-from .sr_play import PageProbe, Seat, cell_name, lexio_moves, points
+from .sr_play import PageProbe, Seat, cell_name, cells_said, lexio_moves, points
 
 pytestmark = pytest.mark.slow
 
@@ -54,6 +54,11 @@ def test_a_blind_player_plays_lexio_in_french_with_orca(
         desktop.hear("La partie commence. Au tour de Ana.", since=mark, timeout=30)
         page.wait("document.activeElement && document.activeElement.matches('#board .cell.cursor')")
         desktop.quiet()
+        # Coming onto the board: the board (13 by 13), then the cursor's cell, once; not every
+        # cell of its row ("A7 : vide. B7 : vide. …", issue 41's runs).
+        entering = [u.text for u in desktop.said()[mark:]]
+        assert cells_said(entering) == ["G7"], entering
+        assert any("13 lignes 13 colonnes" in text for text in entering), entering
         view = page.view()
         rack = [("joker" if letter == "?" else letter) for letter in view["rack"]]
         mark = desktop.mark()
@@ -111,6 +116,13 @@ def test_a_blind_player_plays_lexio_in_french_with_orca(
             assert found and cells.get(found.group(2)) == found.group(1), (said, cells)
             heard_cells.add(found.group(2))
             desktop.quiet()
+            # The row and column numbers Orca adds are the cell's own (they were one off: the
+            # labels were header cells of the grid), and no header of another column.
+            column, number = ord(found.group(2)[0]) - 64, int(found.group(2)[1:])
+            for u in desktop.said()[mark:]:
+                assert "column header" not in u.text, u
+                for kind, value in re.findall(r"\b(colonne|ligne) (\d+)", u.text):
+                    assert int(value) == (column if kind == "colonne" else number), (u, found)
         assert heard_cells == set(cells), (heard_cells, cells)
         row, col, _classes = page.cursor("#board")
         step = "Right" if word["across"] else "Down"
@@ -179,6 +191,7 @@ def test_a_blind_player_plays_lexio_in_french_with_orca(
         for _ in range(3):
             length = len(ana.c.log)
             keys.tab_to("#btn-pass")
+            pressed = desktop.mark()
             keys.press("Return")
             page.wait(
                 f"document.querySelector('#dlg-confirm').open || window.lexio.log.length > {length}"
@@ -189,6 +202,10 @@ def test_a_blind_player_plays_lexio_in_french_with_orca(
                 keys.press("Return")
             ana.wait_log(length + 1)
             desktop.hear("Bruno a passé.", since=mark)
+            # The focus back on the board (the button went disabled): its cell at most, not
+            # its whole row again.
+            back = [u.text for u in desktop.said()[pressed:]]
+            assert len(cells_said(back)) <= 1, back
             if ana.c.view.get("ending"):
                 break
             mark = desktop.mark()
@@ -197,7 +214,9 @@ def test_a_blind_player_plays_lexio_in_french_with_orca(
                 break
             desktop.hear_in_order(["Ana a passé.", "À vous de jouer !"], since=mark)
         ending = ana.c.view["ending"]
+        # The end's heading (focused: "Partie terminée.") and the live region's account.
         end = desktop.hear("Partie terminée.", since=mark, timeout=20)
+        desktop.hear("Deux tours de table sans aucune pose", since=mark, timeout=20)
         final = ending["final_scores"]
         best = max(final)
         seats = ("Ana", "Bruno")
@@ -208,3 +227,7 @@ def test_a_blind_player_plays_lexio_in_french_with_orca(
             assert f"Victoire de {winners[0]} !" in said_end, said_end
         for name, score in zip(("Ana", "Bruno"), final, strict=True):
             assert f"{name} {points(score)}" in said_end, said_end
+        # The end's heading takes the focus as a heading, not as something "clickable" (a
+        # click listener on the document made every focusable element so, issue 41).
+        desktop.quiet()
+        assert not [u for u in desktop.said() if "clickable" in u.text], said_end

@@ -110,6 +110,58 @@ def _ax_nodes(player: Player, selector: str) -> tuple[dict[str, Any], dict[str, 
     return target, by_id
 
 
+def ax_grid(player: Player, selector: str) -> list[list[tuple[str, str]]]:
+    """The grid ``selector`` as a reader is given it: each row that is not ignored, its cells
+    (role, name) that are not ignored, in order (ignored containers looked through)."""
+    node, by_id = _ax_nodes(player, selector)
+
+    def below(current: dict[str, Any], roles: tuple[str, ...]) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        for child in current.get("childIds", []):
+            if child not in by_id:
+                continue
+            item = by_id[child]
+            if not item.get("ignored") and item.get("role", {}).get("value") in roles:
+                found.append(item)
+            else:
+                found.extend(below(item, roles))
+        return found
+
+    cells = ("gridcell", "cell", "columnheader", "rowheader")
+    return [
+        [(c["role"]["value"], c.get("name", {}).get("value", "")) for c in below(row, cells)]
+        for row in below(node, ("row",))
+    ]
+
+
+def ax_row_names(player: Player, selector: str) -> list[str]:
+    """The names the grid's rows (not ignored, in order) are given by the page (aria-label,
+    aria-labelledby), "" for none: Chromium's tree otherwise names a row by its contents."""
+    node, by_id = _ax_nodes(player, selector)
+    names: list[str] = []
+
+    def given(item: dict[str, Any]) -> bool:
+        return any(
+            source.get("attribute") in ("aria-label", "aria-labelledby")
+            and "value" in source
+            and not source.get("superseded")
+            for source in item.get("name", {}).get("sources", [])
+        )
+
+    def walk(current: dict[str, Any]) -> None:
+        for child in current.get("childIds", []):
+            if child not in by_id:
+                continue
+            item = by_id[child]
+            if not item.get("ignored") and item.get("role", {}).get("value") == "row":
+                names.append(item.get("name", {}).get("value", "") if given(item) else "")
+            else:
+                walk(item)
+
+    walk(node)
+    return names
+
+
 def ax_name(player: Player, selector: str) -> str:
     """The accessible name Chromium computed for the element (what a reader says of it)."""
     node, _ = _ax_nodes(player, selector)

@@ -42,7 +42,9 @@ function flush() {
     const region = $(`#live-${kind}`);
     const paragraph = el("p");
     parts.forEach((part, i) => {
-      if (i > 0) paragraph.append(" ");
+      // The space between two announcements at the end of the first one's text (see spanOf).
+      if (i < parts.length - 1) part.append(" ");
+      part.normalize();
       paragraph.append(part);
     });
     parts.length = 0;
@@ -64,6 +66,9 @@ function spanOf(content) {
   const parts = Array.isArray(content) ? content : [content];
   const span = el("span");
   for (const part of parts) if (part !== null && part !== undefined && part !== "") span.append(part);
+  // A space alone between a sentence and a name (<bdi>) was lost: Orca said "دور Ana.Ana: 3 د"
+  // for "دور Ana." " " "Ana: 3 د". Joined to the text before it, it is kept ("دور Ana").
+  span.normalize();
   return span.textContent?.trim() ? span : null;
 }
 

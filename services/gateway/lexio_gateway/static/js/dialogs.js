@@ -38,11 +38,12 @@ export async function confirmDialog({ title, text, ok }) {
 
 /**
  * Wire the dialogs' buttons (cancel/ok close with a value): once, for the page's dialogs and
- * for those a game's markup brings later.
+ * for those the games' markup brought (installed before this is called). Each button listens
+ * itself: a click listener on the document makes Chromium give every focusable element of the
+ * page a "click ancestor" action, which Orca says ("Partie terminée, clickable").
  */
 export function initDialogs() {
-  document.addEventListener("click", (event) => {
-    const button = event.target instanceof Element ? event.target.closest("dialog [data-close]") : null;
-    if (button instanceof HTMLElement) button.closest("dialog")?.close(button.dataset.close);
-  });
+  for (const button of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("dialog [data-close]"))) {
+    button.addEventListener("click", () => button.closest("dialog")?.close(button.dataset.close));
+  }
 }

@@ -139,7 +139,13 @@ function scrollSpeed(y) {
 export function enableDrag(hooks) {
   /** @type {Drag | null} */
   let drag = null;
-  let suppressClick = false;
+
+  /** The click that follows a drag is not a click-then-click. @param {MouseEvent} event */
+  function swallowClick(event) {
+    document.removeEventListener("click", swallowClick, true);
+    event.stopPropagation();
+    event.preventDefault();
+  }
 
   function cleanup() {
     if (!drag) return;
@@ -275,28 +281,15 @@ export function enableDrag(hooks) {
     cleanup();
     if (!moved) return;
     // The click that the browser may fire right after this pointerup (same input event) is
-    // not a click-then-click; any later click is.
-    suppressClick = true;
-    setTimeout(() => {
-      suppressClick = false;
-    }, 0);
+    // not a click-then-click; any later click is. Listened for only until then: a click
+    // listener left on the document makes Chromium give every focusable element of the page a
+    // "click ancestor" action, which Orca says ("clickable").
+    document.addEventListener("click", swallowClick, true);
+    setTimeout(() => document.removeEventListener("click", swallowClick, true), 0);
     const { target, covers } = dropAt(event.clientX, event.clientY);
     if (target) reveal(target, covers);
     hooks.onDrop(source, target, event);
   });
 
   document.addEventListener("pointercancel", cleanup);
-
-  // The click that follows a drag is not a click-then-click.
-  document.addEventListener(
-    "click",
-    (event) => {
-      if (suppressClick) {
-        suppressClick = false;
-        event.stopPropagation();
-        event.preventDefault();
-      }
-    },
-    true,
-  );
 }

@@ -114,27 +114,75 @@ function renderBrand() {
   setTitleGame(module ? t(module.name) : null);
 }
 
-/** @param {string} name */
-function showScreen(name) {
+/**
+ * Show a screen, the others hidden. ``draw`` draws it (its controller's render) while the screen
+ * the player was on is still there, so that the keyboard goes to the new screen's first control
+ * (a focus a screen reader follows) before the control that had it goes: hidden first, it
+ * dropped the focus to the document, and Orca took the board's focus after it without a word,
+ * in browse mode (issue 41: the focused "copy code" button at a game's start; the next letter
+ * typed was Orca's own navigation key). The screen left goes out of sight with leave().
+ * @param {string} name @param {() => void} [draw]
+ */
+function showScreen(name, draw = () => {}) {
   if (app.screen === "review" && name !== "review" && !closingReview) {
     screenAfterReview = name;
+    draw();
     return;
   }
-  if (app.screen === name) return;
+  if (app.screen === name) {
+    draw();
+    return;
+  }
   const first = app.screen === "loading";
+  const active = document.activeElement;
+  // On the screen that goes (or nowhere): the new screen's first control takes the keyboard.
+  const leaving = !active || active === document.body || Boolean(active.closest(`.screen:not(#screen-${name})`));
+  const moveFocus = () => {
+    const target = FIRST_FOCUS[name] ? document.querySelector(FIRST_FOCUS[name]) : null;
+    // Not on arrival at home: a phone would open its keyboard over the page.
+    if (!(target instanceof HTMLElement) || target.closest("[hidden]") || (first && name === "home")) return false;
+    target.focus({ preventScroll: true });
+    return document.activeElement === target;
+  };
   app.screen = name;
-  for (const screen of SCREENS) show($(`#screen-${screen}`), screen === name);
+  show($(`#screen-${name}`), true);
+  $(`#screen-${name}`).classList.remove("screen-leaving");
   document.body.dataset.screen = name;
   renderBrand();
+  draw();
+  const moved = leaving && moveFocus();
+  for (const screen of SCREENS) {
+    if (screen === name) continue;
+    const node = $(`#screen-${screen}`);
+    if (moved && active && node.contains(active)) leave(node, screen);
+    else show(node, false);
+  }
   if (!GAME_SCREENS.includes(name)) setAttention(false);
+  if (moved) return;
+  // A screen drawn later (its first control not there yet): once it is.
   requestAnimationFrame(() => {
-    const active = document.activeElement;
-    const lost = !active || active === document.body || active.closest("[hidden]");
-    // Not on arrival at home: a phone would open its keyboard over the page.
-    if (lost && FIRST_FOCUS[name] && !(first && name === "home")) {
-      $(FIRST_FOCUS[name])?.focus({ preventScroll: true });
-    }
+    const now = document.activeElement;
+    if (!now || now === document.body || now.closest("[hidden]")) moveFocus();
   });
+}
+
+/** How long a screen the keyboard left stays in the accessibility tree (see leave()). */
+const LEAVING_MS = 1500;
+
+/**
+ * The screen that had the keyboard, out of sight at once, hidden a moment later: until then it
+ * stays in the accessibility tree. Orca (43) handling a focus change first looks at where the
+ * focus was; when that element is already gone from the tree, it takes the new focus without
+ * a word and stays in browse mode (issue 41: the board at a game's start, its letters typed
+ * then taken as Orca's navigation keys).
+ * @param {HTMLElement} node @param {string} screen its name
+ */
+function leave(node, screen) {
+  node.classList.add("screen-leaving");
+  setTimeout(() => {
+    node.classList.remove("screen-leaving");
+    if (app.screen !== screen) show(node, false);
+  }, LEAVING_MS);
 }
 
 function render() {
@@ -427,8 +475,7 @@ function onTable(frame) {
     return;
   }
   if (frame.state === "open") {
-    showScreen("table");
-    tableScreen.render();
+    showScreen("table", () => tableScreen.render());
   } else if (app.view) {
     enterGame();
   } else if (frame.state === "closed") {
@@ -447,8 +494,7 @@ function enterGame() {
     toast(t("error.unknown_game"));
     return;
   }
-  showScreen(module.screen);
-  controllers[module.id].update();
+  showScreen(module.screen, () => controllers[module.id].update());
   rememberEnd();
 }
 

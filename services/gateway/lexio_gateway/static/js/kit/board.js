@@ -2,6 +2,18 @@
 // A square grid board on screen: its column and row labels, its cells (a grid for assistive
 // technology: one cell in the Tab order, the cursor's), and the cells drawn again only when
 // what they show changes. A game's geometry says what its squares are and how a cell looks.
+//
+// For assistive technology the grid is the board itself, size rows of size cells: the labels
+// (A–M, 1–13) are drawn for the eye and hidden from it, since every cell's name starts with
+// its coordinates ("G7 : vide"). As header cells they made the grid one row and one column
+// larger than the board, so that a reader's "ligne 9, colonne 9" was the cell H8, and the
+// header row (its corner not a cell) one cell shorter than the others, so that each cell got
+// the header of the column to its right (Orca: "I column header … H7").
+//
+// The cursor's row is named by the cursor's cell. Orca (43) reads a whole row of a table when
+// the focus comes into it while the reader is in browse mode (as it is on a button: after
+// "Passer", at the game's start), every empty cell one by one, unless the row has a name: then
+// it says that name. Within the grid (focus mode) a row's name is not said.
 import { clear, el } from "../dom.js";
 
 /**
@@ -27,6 +39,7 @@ export class GridBoard {
     this.root = root;
     this.geometry = geometry;
     /** @type {HTMLElement[]} */ this.cells = [];
+    /** @type {HTMLElement[]} the grid's rows, top to bottom */ this.rows = [];
     /** @type {string[]} */ this.signatures = [];
     this.build();
   }
@@ -35,16 +48,17 @@ export class GridBoard {
     const g = this.geometry;
     clear(this.root);
     this.cells = [];
-    const head = el("div", { class: "board-row board-head", attrs: { role: "row" } });
-    head.append(el("div", { class: "board-corner", attrs: { role: "presentation" } }));
+    this.rows = [];
+    const head = el("div", { class: "board-row board-head", attrs: { "aria-hidden": "true" } });
+    head.append(el("div", { class: "board-corner" }));
     for (let col = 0; col < g.size; col += 1) {
       const classes = ["col-label", ...(g.colClasses?.(col) ?? [])];
-      head.append(el("div", { class: classes.join(" "), text: g.colLabel(col), attrs: { role: "columnheader" } }));
+      head.append(el("div", { class: classes.join(" "), text: g.colLabel(col) }));
     }
     this.root.append(head);
     for (let row = 0; row < g.size; row += 1) {
       const line = el("div", { class: "board-row", attrs: { role: "row" } });
-      line.append(el("div", { class: "row-label", text: g.rowLabel(row), attrs: { role: "rowheader" } }));
+      line.append(el("div", { class: "row-label", text: g.rowLabel(row), attrs: { "aria-hidden": "true" } }));
       for (let col = 0; col < g.size; col += 1) {
         const closed = g.closed?.(row, col) ?? false;
         const cell = el("div", {
@@ -56,6 +70,7 @@ export class GridBoard {
         this.cells.push(cell);
       }
       this.root.append(line);
+      this.rows.push(line);
     }
     this.signatures = this.cells.map(() => "");
   }
@@ -92,5 +107,16 @@ export class GridBoard {
       node.classList.toggle("has-tile", drawn.tile);
       node.setAttribute("aria-label", drawn.label);
     }
+    this.nameCursorRow(s.cursor);
+  }
+
+  /** The cursor's row named as its cell is (see the top of this file), the others unnamed.
+   *  @param {{ row: number, col: number } | null} cursor */
+  nameCursorRow(cursor) {
+    this.rows.forEach((line, row) => {
+      const label = cursor?.row === row ? this.cell(row, cursor.col)?.getAttribute("aria-label") : null;
+      if (label) line.setAttribute("aria-label", label);
+      else line.removeAttribute("aria-label");
+    });
   }
 }

@@ -373,7 +373,8 @@ export class MishqaqGame extends TileEditor {
     if (!view) return;
     const parts = [];
     if (!this.over) {
-      if (this.paused) parts.push(tNodes("mq.status.paused", { name: bdi(sideName(this.table, view.pause.by)) }));
+      // A sentence, as Alt+P says it (the status line's words have no full stop).
+      if (this.paused) parts.push(tNodes("mq.say.paused", { name: bdi(sideName(this.table, view.pause.by)), time: this.ui.timeWords(this.pauseLeft()) }));
       else parts.push(this.spokenTurn());
       for (const side of ["latin", "arabic"]) {
         parts.push(" ", tNodes("mq.say.bank", { name: bdi(sideName(this.table, side)), time: this.ui.timeWords(this.bank(side)) }));
