@@ -185,7 +185,13 @@ def test_r19_r20_a_refusal_goes_only_to_the_player_and_shows_the_reserve(
             # table's lock, after her `refused`): whatever it sent Bruno was sent by then, and
             # his pong comes after it.
             await bruno.sync()
-            assert bruno.frames[bruno_seen:] == [{"type": "pong"}]
+            # A `table` frame may come late from the start on a shared store (who is connected,
+            # heard through the bus): it says the seats, never a word or a rack.
+            late = [f for f in bruno.frames[bruno_seen:] if f["type"] == "table"]
+            assert all(f["state"] == "started" and "words" not in f for f in late), late
+            assert [f for f in bruno.frames[bruno_seen:] if f["type"] != "table"] == [
+                {"type": "pong"}
+            ]
             assert ana.view["turn"] == 0 and ana.seq == 0  # still Ana's turn, nothing played
 
     loop_thread.run(scenario(), timeout=30)
