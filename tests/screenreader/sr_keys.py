@@ -3,13 +3,12 @@ says of it; the page's state read only to know which key comes next."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from lexio_words import french_words
+from lexio_words import refused_move
 
-from lexio_rules import FormedMove, Place, TilePlacement, form_move
+from lexio_rules import Place
 from lexio_rules.board import SIZE
 
 from .sr_desktop import Desktop, ScreenReaderTimeoutError
@@ -105,20 +104,8 @@ class Keyboard:
     @staticmethod
     def refused_lexio(board: str, rack: str) -> tuple[Place, list[str]]:
         """Two rack tiles side by side whose form is legal but whose words (the main word and
-        a cross word) the lexicon does not know (as tests/web/web_words.refused_move)."""
-        letters = sorted({letter for letter in rack if letter != "?"})
-        known = french_words()
-        for row, col, across in itertools.product(range(SIZE), range(SIZE), (True, False)):
-            second = (row, col + 1) if across else (row + 1, col)
-            for a, b in itertools.permutations(letters, 2):
-                place = Place((TilePlacement(row, col, a, False), TilePlacement(*second, b, False)))
-                formed = form_move(board, rack, place)
-                if not isinstance(formed, FormedMove) or len(formed.words) < 2:
-                    continue
-                words = [w.word for w in formed.words]
-                if not any(w in known for w in words):
-                    return place, words
-        raise AssertionError(f"no refusable placement for rack {rack}")
+        a cross word) the lexicon does not know (the browser suites' own)."""
+        return refused_move(board, rack)
 
     # al-Mishqaq ------------------------------------------------------------------------
 
