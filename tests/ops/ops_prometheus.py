@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from lexio_stack import free_port
+from lexio_stack import free_port, http_status, http_text
+from lexio_testing import eventually_sync
 from ops_deploy import DEPLOY
 
 Obj = dict[str, Any]
@@ -187,3 +188,27 @@ def dashboard_expressions() -> list[tuple[str, str]]:
         for panel in dashboard_panels()
         for target in panel.get("targets", [])
     ]
+
+
+def redis_exporter_text(redis_port: int, password: str) -> str:
+    """What Debian's prometheus-redis-exporter serves for the Redis on ``redis_port``, run as
+    deploy/'s sidecar runs it (REDIS_ADDR, REDIS_PASSWORD): one scrape, the exporter stopped
+    after it."""
+    program = shutil.which("prometheus-redis-exporter")
+    assert program, "prometheus-redis-exporter is missing (make test installs it)"
+    port = free_port()
+    process = subprocess.Popen(
+        [program, f"-web.listen-address=127.0.0.1:{port}"],
+        env={"REDIS_ADDR": f"redis://127.0.0.1:{redis_port}", "REDIS_PASSWORD": password},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/metrics"
+        eventually_sync(
+            lambda: process.poll() is None and http_status(url) == 200, "the exporter up"
+        )
+        return http_text(url)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

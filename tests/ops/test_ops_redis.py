@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
-from lexio_stack import Stack, http_status, http_text
+from lexio_stack import Stack, http_status
 from ops_deploy import DEPLOY, container, env, find, rendered
+from ops_prometheus import redis_exporter_text
 
-from lexio_common.procs import RedisServer, free_port
+from lexio_common.procs import RedisServer
 
 PASSWORD = "5ec12e7" * 8
 
@@ -84,22 +84,7 @@ def test_the_exporter_exports_what_the_redis_alerts_read(redis: RedisServer) -> 
     assert {"redis_up", "redis_memory_used_bytes", "redis_aof_last_write_status"} <= read
 
     def scrape(password: str) -> dict[str, float]:
-        port = free_port()
-        process = subprocess.Popen(
-            [program, f"-web.listen-address=127.0.0.1:{port}"],
-            env={"REDIS_ADDR": f"redis://127.0.0.1:{redis.port}", "REDIS_PASSWORD": password},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 10
-            while http_status(f"http://127.0.0.1:{port}/metrics") != 200:
-                assert time.monotonic() < deadline and process.poll() is None
-                time.sleep(0.1)
-            text = http_text(f"http://127.0.0.1:{port}/metrics")
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+        text = redis_exporter_text(redis.port, password)
         values = {}
         for line in text.splitlines():
             name, _, value = line.partition(" ")

@@ -34,9 +34,9 @@ from typing import Any
 import pytest
 import redis
 import yaml
-from lexio_stack import http_status, http_text
 from lexio_testing import eventually_sync
 from ops_deploy import DEPLOY, env, find, rendered
+from ops_prometheus import redis_exporter_text
 from prometheus_client.parser import text_string_to_metric_families
 from redis.cluster import RedisCluster
 
@@ -488,24 +488,7 @@ def test_an_added_master_gets_its_replica_from_the_job_then_buckets(tmp_path: Pa
 def _scrape(server: RedisServer) -> dict[str, list[tuple[dict[str, str], float]]]:
     """Every redis_* sample Debian's exporter reports for ``server``, as the sidecar runs it
     (REDIS_ADDR, REDIS_PASSWORD): name → (labels, value)."""
-    program = shutil.which("prometheus-redis-exporter")
-    assert program, "prometheus-redis-exporter is missing (make test installs it)"
-    port = free_port()
-    process = subprocess.Popen(
-        [program, f"-web.listen-address=127.0.0.1:{port}"],
-        env={"REDIS_ADDR": f"redis://127.0.0.1:{server.port}", "REDIS_PASSWORD": PASSWORD},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/metrics"
-        eventually_sync(
-            lambda: process.poll() is None and http_status(url) == 200, "the exporter up"
-        )
-        text = http_text(url)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    text = redis_exporter_text(server.port, PASSWORD)
     samples: dict[str, list[tuple[dict[str, str], float]]] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
