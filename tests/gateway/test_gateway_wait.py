@@ -65,3 +65,43 @@ def test_a_move_no_replica_confirmed_is_shown_to_no_other_seat_until_it_is(
             assert mover.log[-1]["kind"] == "pass" and mover.log[-1]["seat"] == mover.table["you"]
 
     loop_thread.run(scenario(), timeout=90)
+
+
+def test_a_move_confirmed_late_reaches_every_seat_though_nobody_acts_again(
+    loop_thread: LoopThread,
+    gateway_factory: GatewayFactory,
+    redis_server: RedisServer,
+    redis_replica: RedisServer,
+) -> None:
+    """The same refused move, but nobody acts after it: its player was told `unavailable` and
+    may never try again, and the other seat waits for that move. Once the replica is back,
+    the mover's gateway finds the move confirmed in the store by itself and every seat, on
+    either gateway, is shown it.
+
+    Before, only a later action, resume or resync at the table confirmed it, and a resync of
+    the mover's gateway (its bus reconnecting after a failover) showed it to its own seats
+    only: each seat then saw the other's turn for good (test_gateway_cluster's master kill,
+    2 of 4 fresh-clone runs)."""
+    settings = {"redis_url": redis_server.url, "redis_wait_replicas": 1, "redis_wait_timeout": 1.0}
+    first, second = gateway_factory(**settings), gateway_factory(**settings)
+    online = b"state=online"
+
+    async def scenario() -> None:
+        await eventually(lambda: online in redis_server.command("INFO"), "replica online")
+        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
+            mover, other = to_play([ana, bruno]), bruno if to_play([ana, bruno]) is ana else ana
+            seq = mover.seq
+            redis_replica.stop(kill=True)
+            with pytest.raises(ServerError) as refused:
+                await mover.pass_turn()
+            assert refused.value.code == "unavailable"
+            assert other.seq == seq
+            redis_replica.start()
+            await eventually(lambda: online in redis_server.command("INFO"), "replica back")
+            for client in (mover, other):
+                await client.wait_view(seq + 1)
+            assert mover.log == other.log and len(mover.log) == seq + 1
+            assert mover.log[-1]["kind"] == "pass" and mover.log[-1]["seat"] == mover.table["you"]
+            assert to_play([ana, bruno]) is other
+
+    loop_thread.run(scenario(), timeout=90)

@@ -1,7 +1,7 @@
 """How a table's news reaches every gateway replica that holds one of its players.
 
-A notice is a small JSON object with a ``kind`` (``event``, ``changed``, ``seats``,
-``presence``, ``taken``, ``who``, ``here``, ``alive``; ``resync`` is local: "you may have
+A notice is a small JSON object with a ``kind`` (``event``, ``changed``, ``confirmed``,
+``seats``, ``presence``, ``taken``, ``who``, ``here``, ``alive``; ``resync``: "you may have
 missed notices", of one table or of all). With one gateway the bus is a queue in the process;
 with several, Redis carries it:
 

@@ -179,6 +179,8 @@ class TableHub:
             self.held.missed(notice["table_id"])
         elif kind in ("event", "changed"):
             await room.on_notice(notice)
+        elif kind == "confirmed":
+            await room.on_confirmed(notice)
         elif kind == "seats":
             await room.refresh_seats()
             await room.broadcast_table()

@@ -124,7 +124,8 @@ BUS_NOTICE_DELAY: Final = Histogram(
 #: Whose commit a notice is (see BUS_NOTICE_DELAY).
 BUS_NOTICE_SOURCES: Final = ("other", "own")
 BUS_NOTICE_KINDS: Final = (
-    "event", "changed", "seats", "presence", "taken", "who", "here", "alive", "other",
+    "event", "changed", "confirmed", "seats", "presence", "taken", "who", "here", "alive",
+    "other",
 )  # fmt: skip
 """What a notice says (bus.py); a kind not listed (a later release's) counts as "other"."""
 BUS_NOTICES: Final = Counter(

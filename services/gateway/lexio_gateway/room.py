@@ -115,6 +115,12 @@ class TableRoom:
         """Ids of the table's commits this replica held or heard, the last ones. Where the
         store holds notices back until Redis's replicas confirm a commit, only the confirmed
         ones (a record read from the store is confirmed before its first use: :meth:`refresh`)."""
+        self._announced: str | None = None
+        """The last commit this replica confirmed late and announced to the others."""
+        self._unsettled = False
+        """A commit of this room failed in the store (its outcome unknown: perhaps written,
+        its replicas not confirming it in time): the room reads the table again until the
+        store answers (:meth:`_catch_up_later`)."""
         self._rematch_offered: str | None = None
         """The rematch code this replica's sockets were offered: the host's replica offers it
         as it opens it (TableHub.rematch), every other replica when the commit's notice comes."""
@@ -243,16 +249,28 @@ class TableRoom:
                 self._view_of,
             )
         except (GameUnavailableError, StoreUnavailableError) as e:
-            retrying = self.catching_up
             log.log(
-                logging.DEBUG if retrying else logging.INFO,
+                logging.DEBUG if self.catching_up else logging.INFO,
                 "catch-up postponed",
                 extra={"table_id": self.table_id, "error": type(e).__name__},
             )
-            if not retrying:
-                self._catching_up = asyncio.get_running_loop().create_task(self._catch_up_later())
+            self._retry_later()
             return False
         return True
+
+    def _retry_later(self) -> None:
+        """Read the table again and catch its seats up, a little later, until the store and
+        the engine answer (:meth:`_catch_up_later`), unless that is under way."""
+        if not self.catching_up:
+            self._catching_up = asyncio.get_running_loop().create_task(self._catch_up_later())
+
+    def _mark_behind(self) -> None:
+        """Every seat here that lacks events of the record held is caught up next."""
+        if self.record.status is TableStatus.OPEN:
+            return
+        for conn in self.connections.values():
+            if conn.seat is not None and conn.room is self and conn.seq < self.record.seq:
+                conn.behind = True
 
     async def catch_up_behind(self) -> bool:
         """Catch up every connection left behind (under the lock); whether all are now."""
@@ -270,11 +288,14 @@ class TableRoom:
             if self._services.lifecycle.closing:
                 return
             async with self.lock:
-                if not any(c.behind for c in self.connections.values()):
+                if not self._unsettled and not any(c.behind for c in self.connections.values()):
                     return
                 try:
                     await self.refresh()
+                    self._unsettled = False
+                    self._mark_behind()
                     if await self.catch_up_behind():
+                        self.schedule_clock()
                         return
                 except StoreUnavailableError:
                     continue
@@ -284,7 +305,8 @@ class TableRoom:
     @property
     def catching_up(self) -> bool:
         """Whether the room is still trying to catch seats left behind up (its engine or its
-        store away): until it stops, those seats may still be sent what they missed."""
+        store away), or to learn what became of a commit the store did not answer: until it
+        stops, those seats may still be sent what they missed."""
         return self._catching_up is not None and not self._catching_up.done()
 
     def stop_catching_up(self) -> None:
@@ -313,7 +335,8 @@ class TableRoom:
         record = await store.get_table(self.table_id)
         if record is None:
             return
-        if store.holds_back_notices and record.commit not in self._known:
+        confirmed_late = store.holds_back_notices and record.commit not in self._known
+        if confirmed_late:
             # Not told on the bus, nor confirmed here: perhaps a commit Redis's replicas never
             # confirmed (its mover was answered unavailable), which a failover would take back.
             # No seat is shown it (a snapshot, a catch-up) before they have it
@@ -322,6 +345,8 @@ class TableRoom:
             self._known.append(record.commit)
         held = self.record
         if (record.version, record.commit) == (held.version, held.commit):
+            if confirmed_late:
+                await self._announce_confirmed()
             return
         if record.version <= held.version:
             lost = True
@@ -335,6 +360,45 @@ class TableRoom:
         self.presence.learn(p.player_id for p in record.players if p.player_id not in known)
         if lost:
             await self._rewound(held)
+        if confirmed_late:
+            await self._announce_confirmed()
+
+    async def _announce_confirmed(self) -> None:
+        """(Under the lock.) The record held was confirmed here, not told on the bus: its
+        notice may never have been published (its commit's WAIT failed, and nobody since
+        confirmed it), and a replica holding the table at an older version would wait for
+        it for ever (each seat seeing the other's turn). A ``confirmed`` notice tells them
+        to read it; a replica holding it already only looks at its commit id."""
+        if self._announced == self.record.commit:
+            return
+        self._announced = self.record.commit
+        await self._services.bus.publish(
+            {
+                "kind": "confirmed",
+                "table_id": self.table_id,
+                "version": self.record.version,
+                "commit": self.record.commit,
+            }
+        )
+
+    async def on_confirmed(self, notice: Notice) -> None:
+        """Another replica confirmed a commit whose notice may never have been published
+        (:meth:`_announce_confirmed`): read the table if it is not the one held, and catch
+        this replica's seats up."""
+        commit = notice.get("commit")
+        async with self.lock:
+            if not isinstance(commit, str) or commit == self.record.commit:
+                return
+            self._known.append(commit)  # confirmed by the replica that says so
+            rematch = self.record.rematch_code
+            await self.refresh()
+            self._mark_behind()
+            await self.catch_up_behind()
+            self.schedule_clock()
+            changed = self.record.rematch_code != rematch
+        if changed:
+            await self.broadcast_table()
+            await self._offer_rematch_here()
 
     async def _rewound(self, held: TableRecord) -> None:
         """The store lost commits this replica had seen (``held`` among them): forget what it
@@ -412,9 +476,17 @@ class TableRoom:
             "commit": after.commit,
         }
         store = self._services.store
-        await store.save_table(
-            after, after.version - 1, events, reply, notice, expected_commit=expected_commit
-        )
+        try:
+            await store.save_table(
+                after, after.version - 1, events, reply, notice, expected_commit=expected_commit
+            )
+        except StoreUnavailableError:
+            # Perhaps written all the same (a time-out; replicas not confirming it in time):
+            # whatever the store kept is read again until it answers, and told to every seat
+            # (its player may never act again, and the others wait for that move).
+            self._unsettled = True
+            self._retry_later()
+            raise
         if not store.shared:
             await self._services.bus.publish(notice)
         self.record = after
@@ -482,9 +554,7 @@ class TableRoom:
         async with self.lock:
             await self.refresh()
             if self.record.status is not TableStatus.OPEN:
-                for conn in list(self.connections.values()):
-                    if conn.seq < self.record.seq and conn.seat is not None:
-                        conn.behind = True
+                self._mark_behind()
                 await self.catch_up_behind()
             await self.broadcast_table()
             self.schedule_clock()
@@ -601,13 +671,10 @@ class TableRoom:
     async def _tell_unannounced(self) -> None:
         """(Under the lock.) A confirmed commit found in the store whose notice may never have
         been published (its WAIT failed then): this replica's seats are caught up from the
-        store, the other replicas' through a resync of the table on the bus."""
-        if self.record.status is not TableStatus.OPEN:
-            for conn in self.connections.values():
-                if conn.seat is not None and conn.room is self and conn.seq < self.record.seq:
-                    conn.behind = True
-            await self.catch_up_behind()
-        await self._services.bus.publish({"kind": "resync", "table_id": self.table_id})
+        store, the other replicas' through a ``confirmed`` notice."""
+        self._mark_behind()
+        await self.catch_up_behind()
+        await self._announce_confirmed()
 
     async def preview(self, conn: Connection, action_id: str, action: dict[str, Any]) -> None:
         assert conn.seat is not None
