@@ -68,6 +68,16 @@ STORE_COMMIT_SECONDS: Final = Histogram(
     buckets=LATENCY_BUCKETS,
 )
 STORE_COMMIT_OUTCOMES: Final = ("applied", "conflict", "unreplicated", "unavailable")
+STORE_CONFIRM_SECONDS: Final = Histogram(
+    "lexio_gateway_store_confirm_seconds",
+    "A check that Redis's replicas have a table's earlier commits, made before a record not "
+    "told on the bus is shown to a seat or built on (after a failover, a failed commit), by "
+    "outcome: confirmed, unreplicated (fewer replicas than LEXIO_REDIS_WAIT_REPLICAS had them "
+    "in time: answered unavailable) or unavailable.",
+    ["outcome"],
+    buckets=LATENCY_BUCKETS,
+)
+STORE_CONFIRM_OUTCOMES: Final = ("confirmed", "unreplicated", "unavailable")
 TABLES_REWOUND: Final = Counter(
     "lexio_gateway_tables_rewound_total",
     "Tables this replica found older in the store than it had seen them: Redis lost commits "
@@ -252,6 +262,8 @@ def _initialise_gateway() -> None:
         BUS_NOTICE_FAILURES.labels(cause=cause)
     for outcome in STORE_COMMIT_OUTCOMES:
         STORE_COMMIT_SECONDS.labels(outcome=outcome)
+    for outcome in STORE_CONFIRM_OUTCOMES:
+        STORE_CONFIRM_SECONDS.labels(outcome=outcome)
     for outcome in REVIEW_OUTCOMES_BEFORE_A_TABLE:
         REVIEW_SECONDS.labels(game=REVIEW_UNKNOWN_GAME, outcome=outcome)
 

@@ -46,7 +46,7 @@ from redis.exceptions import NoScriptError
 
 from lexio_common import redis_client
 from lexio_gateway.bus import ORIGIN
-from lexio_gateway.metrics import STORE_COMMIT_SECONDS
+from lexio_gateway.metrics import STORE_COMMIT_SECONDS, STORE_CONFIRM_SECONDS
 from lexio_gateway.records import (
     ActionReply,
     SeatToken,
@@ -408,9 +408,21 @@ class RedisTableStore:
         pipe = self._client.pipeline(transaction=False)
         pipe.incr(barrier)
         self._queue_wait(pipe, barrier, self._wait_replicas)
-        _, replicas = await self._guard(pipe.execute)
-        if replicas < self._wait_replicas:
-            raise StoreUnavailableError("redis: the replication of earlier commits not confirmed")
+        started = time.perf_counter()
+        outcome = "unavailable"
+        try:
+            _, replicas = await self._guard(pipe.execute)
+            if replicas < self._wait_replicas:
+                # A master without its replica (LexioRedisCommitsUnreplicated counts these too:
+                # a table whose last commit came before its master's failover never gets to
+                # try a commit of its own).
+                outcome = "unreplicated"
+                raise StoreUnavailableError(
+                    "redis: the replication of earlier commits not confirmed"
+                )
+            outcome = "confirmed"
+        finally:
+            STORE_CONFIRM_SECONDS.labels(outcome=outcome).observe(time.perf_counter() - started)
 
     async def events_after(self, table_id: str, seq: int, limit: int) -> list[StoredEvent]:
         if limit <= 0:
