@@ -546,10 +546,30 @@ def fault_report(
         span = faults.window_of(index, origin)
         if span is None:
             continue
-        inside = [ms for at, ms in losses if span[0] <= at - origin < span[1]]
+        inside = [(at - origin, ms) for at, ms in losses if span[0] <= at - origin < span[1]]
         entry["connection_losses"] = len(inside)
-        entry["reconnect_ms"] = summary(inside) if inside else {}
+        entry["reconnect_ms"] = summary([ms for _, ms in inside]) if inside else {}
+        entry["reconnect_timeline"] = reconnect_timeline(inside, span[0])
     return out
+
+
+TIMELINE_SECONDS = 5.0
+
+
+def reconnect_timeline(losses: list[tuple[float, float]], start: float) -> list[dict[str, Any]]:
+    """The seats' loss → resumed times by when their connection was lost, in steps of
+    TIMELINE_SECONDS from the fault: which part of a drain or a storm was slow.
+
+    >>> reconnect_timeline([(10.5, 700.0), (11.0, 900.0), (16.0, 5000.0)], 10.0)[1]["max"]
+    5000.0
+    """
+    steps: dict[int, list[float]] = {}
+    for at, ms in losses:
+        steps.setdefault(int((at - start) // TIMELINE_SECONDS), []).append(ms)
+    return [
+        {"from_s": step * TIMELINE_SECONDS, **summary(times)}
+        for step, times in sorted(steps.items())
+    ]
 
 
 def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
@@ -715,6 +735,11 @@ def print_faults(faults: list[dict[str, Any]]) -> None:
             f"  seats that lost their connection: {fault.get('connection_losses', 0)}; "
             f"loss → resumed: {_fmt(fault.get('reconnect_ms') or summary([]))}"
         )
+        if fault.get("reconnect_timeline"):
+            steps = " ".join(
+                f"{row['count']}:{row['p99'] / 1000:.1f}" for row in fault["reconnect_timeline"]
+            )
+            print(f"  by {TIMELINE_SECONDS:.0f} s from it, seats:p99 s: {steps}")
         for name, row in fault["survivors_minute_after"].items():
             print(
                 f"  {name} in the minute after: turn p50 {row['p50']:.2f} ms, "
