@@ -716,6 +716,8 @@ def report_run(report: dict[str, Any], args: argparse.Namespace) -> bool:
         errors == 0
         and not report.get("service_errors")
         and all(report.get("alive_at_end", {}).values())
+        # A replaced replica that had to be killed did not drain: its seats were dropped.
+        and all(f.get("exit_code") in (None, 0) for f in report.get("faults", []))
     )
     if args.finish != "none":
         clean = clean and completed == started and started > 0
@@ -726,6 +728,9 @@ def print_faults(faults: list[dict[str, Any]]) -> None:
     for fault in faults:
         back = fault["restart_seconds"]
         how = "replaced (SIGTERM, then started)" if fault.get("rolling") else "killed (-9)"
+        if fault.get("rolling") and fault.get("killed_at") is not None:
+            drained = (fault["restarted_at"] or 0) - fault["killed_at"] - (back or 0)
+            how += f"; exited {fault.get('exit_code')} after {drained:.1f} s"
         print(
             f"fault {fault['target']} {how} at t={fault['killed_at'] or 0:.0f} s"
             + (f", back after {back:.1f} s of starting" if back is not None else ", not restarted")

@@ -85,6 +85,8 @@ class _Progress:
     killed_at: float | None = None
     restarted_at: float | None = None
     restart_seconds: float | None = None
+    exit_code: int | None = None
+    """A rolling fault's: how the replaced process ended (0, or -9 if killed past the grace)."""
     before: dict[str, Scrape] = field(default_factory=dict)
     after: dict[str, Scrape] = field(default_factory=dict)
     error: str | None = None
@@ -154,7 +156,8 @@ class FaultRunner:
                 p.restarted_at = time.monotonic()
                 p.restart_seconds = p.restarted_at - started
             elif fault.rolling:
-                self.stack.terminate(fault.target)  # returns once it has sent everyone away
+                # Returns once it has sent everyone away and exited (or was killed).
+                p.exit_code = self.stack.terminate(fault.target)
                 self.dead.add(fault.target)
                 p.before.pop(fault.target, None)
             else:
@@ -196,6 +199,7 @@ class FaultRunner:
                 "killed_at": None if p.killed_at is None else p.killed_at - origin,
                 "restarted_at": None if p.restarted_at is None else p.restarted_at - origin,
                 "restart_seconds": p.restart_seconds,
+                "exit_code": p.exit_code,
                 "error": p.error,
                 "survivors_minute_after": {},
             }

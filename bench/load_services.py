@@ -41,6 +41,13 @@ from lexio_lobby.server import DEFAULT_GAMES
 GAME_TURN_SECONDS = 120
 
 
+TERMINATION_GRACE_SECONDS = 120.0
+"""How long a service has to exit after SIGTERM before it is killed: deploy/base/gateway.yaml's
+terminationGracePeriodSeconds (the gateway's own LEXIO_SHUTDOWN_GRACE, 90 s, fits in it).
+Before 2026-12-06 (third session) this was 40 s: every rollout run killed the stopping gateway
+40 s into its drain, and the seats not sent away yet lost their connection all at once."""
+
+
 def redis_supported() -> dict[str, bool]:
     """Whether the gateway's and the lobby's code read ``LEXIO_REDIS_URL`` (the Redis backends
     are being written while this harness is): a look at their configuration's source."""
@@ -351,10 +358,11 @@ class Stack:
             service.process.wait()
         service.killed += 1
 
-    def terminate(self, name: str, grace: float = 40.0) -> None:
+    def terminate(self, name: str, grace: float = TERMINATION_GRACE_SECONDS) -> int | None:
         """SIGTERM one service, as the kubelet does in a rolling update, and wait for it to
         exit (its shutdown grace: a gateway sends its players away meanwhile); SIGKILL past
-        ``grace``. Its entry stays, for :meth:`restart`."""
+        ``grace``, as the kubelet does. Returns its exit code (-9: killed). Its entry stays,
+        for :meth:`restart`."""
         service = self.services[name]
         if service.process.poll() is None:
             service.process.terminate()
@@ -364,6 +372,7 @@ class Stack:
                 service.process.kill()
                 service.process.wait()
         service.killed += 1
+        return service.process.returncode
 
     def restart(self, name: str) -> None:
         """Start a stopped (killed) service again, with the same environment and ports; return
