@@ -30,8 +30,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Final
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Final
 
 from prometheus_client import Counter
 
@@ -90,3 +90,52 @@ async def supervise(
             delay = retry_min
         await asyncio.sleep(delay)
         delay = min(retry_max, delay * 2)
+
+
+RECANCEL_SECONDS: Final = 0.5
+"""How often :func:`stop_tasks` cancels again a task that has not ended."""
+
+
+async def stop_tasks(tasks: Iterable[asyncio.Task[Any]], *, give_up_after: float = 10.0) -> None:
+    """Cancel ``tasks`` and wait until they have ended, cancelling again every
+    :data:`RECANCEL_SECONDS` those that have not: Python 3.11's ``asyncio.wait_for`` (under
+    redis-py's reads, among others) returns a result that races a cancellation and drops the
+    cancellation, and a loop that never checks for it runs on. A plain cancel-and-gather
+    then waits for ever: the gateway's bus did, after a rolling update's drain, and the
+    process was killed at the end of its termination grace (5 stops of 7 in load runs at
+    1,200 and 2,000 tables). Past ``give_up_after`` seconds the tasks still running are logged, and left.
+
+    >>> async def deaf() -> None:  # swallows the first cancellation, as wait_for may
+    ...     try:
+    ...         await asyncio.sleep(3600)
+    ...     except asyncio.CancelledError:
+    ...         pass
+    ...     await asyncio.sleep(3600)
+    >>> async def main() -> bool:
+    ...     task = asyncio.create_task(deaf())
+    ...     await asyncio.sleep(0)
+    ...     await stop_tasks([task])
+    ...     return task.cancelled()
+    >>> asyncio.run(main())
+    True
+    """
+    pending = {task for task in tasks if not task.done()}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + give_up_after
+    rounds = 0
+    while pending:
+        if rounds == 1:
+            log.info(
+                "background tasks cancelled again",
+                extra={"tasks": sorted(task.get_name() for task in pending)},
+            )
+        rounds += 1
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
+        if pending and loop.time() >= deadline:
+            log.error(
+                "background tasks did not stop",
+                extra={"tasks": sorted(task.get_name() for task in pending)},
+            )
+            return

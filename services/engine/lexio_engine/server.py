@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 
@@ -15,7 +14,7 @@ from lexio_common.config import env_bool, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.service import run_service
 from lexio_common.streamed_calls import StreamDrain
-from lexio_common.supervise import supervise
+from lexio_common.supervise import stop_tasks, supervise
 from lexio_engine import metrics
 from lexio_engine.games import GAMES
 from lexio_engine.lexicon_client import LexiconClient, mirror_lexicon_health
@@ -83,9 +82,7 @@ class RunningEngine:
         return self.server.port
 
     async def stop(self, grace: float) -> None:
-        self.health_mirror.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.health_mirror
+        await stop_tasks([self.health_mirror])
         await self.server.stop(grace)
         await self.lexicon.close()
         await self.lexicon_channel.close()

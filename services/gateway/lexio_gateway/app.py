@@ -19,7 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import Gauge
 
 from lexio_common import grpc_channel, redis_client
-from lexio_common.supervise import supervise
+from lexio_common.supervise import stop_tasks, supervise
 from lexio_gateway import state as keys
 from lexio_gateway.bus import Bus, LocalBus, RedisBus
 from lexio_gateway.config import GatewayConfig
@@ -252,9 +252,7 @@ def _services(
             },
         )
         yield
-        for task in background:
-            task.cancel()
-        await asyncio.gather(*background, return_exceptions=True)
+        await stop_tasks(background)
         for channel in channels.values():
             await channel.close()
         await lobby_channel.close()

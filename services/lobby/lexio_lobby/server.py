@@ -48,7 +48,7 @@ from lexio_common import service
 from lexio_common.config import ConfigError, env_float, env_int, env_str
 from lexio_common.grpc_service import RunningServer, start_grpc_server
 from lexio_common.redis_client import Retrying
-from lexio_common.supervise import supervise
+from lexio_common.supervise import stop_tasks, supervise
 from lexio_lobby.codes import new_code
 from lexio_lobby.games import (
     GameConfigError,
@@ -192,12 +192,8 @@ class RunningLobby:
 
     async def stop(self, grace: float) -> None:
         self.stopping.set()
-        tasks = (self.watcher, self.sweeper)
-        for task in tasks:  # all cancelled before any is awaited: none is restarted meanwhile
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        # All cancelled before any is awaited: none is restarted meanwhile.
+        await stop_tasks((self.watcher, self.sweeper))
         await self.server.stop(grace)
         await self.readiness.close()
         await self.store.close()
