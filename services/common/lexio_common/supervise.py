@@ -103,7 +103,8 @@ async def stop_tasks(tasks: Iterable[asyncio.Task[Any]], *, give_up_after: float
     cancellation, and a loop that never checks for it runs on. A plain cancel-and-gather
     then waits for ever: the gateway's bus did, after a rolling update's drain, and the
     process was killed at the end of its termination grace (5 stops of 7 in load runs at
-    1,200 and 2,000 tables). Past ``give_up_after`` seconds the tasks still running are logged, and left.
+    1,200 and 2,000 tables). Past ``give_up_after`` seconds the tasks still running are
+    logged, and left.
 
     >>> async def deaf() -> None:  # swallows the first cancellation, as wait_for may
     ...     try:
