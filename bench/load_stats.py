@@ -120,13 +120,26 @@ def histogram_delta(
     before: Scrape, after: Scrape, name: str, match: Mapping[str, str] | None = None
 ) -> HistogramDelta:
     """``after - before`` for metric ``name`` (its family name, without ``_bucket``), over every
-    series whose labels include ``match``."""
+    series whose labels include ``match``. A series that went down was reset (its process
+    restarted between the scrapes): it counts from zero, as Prometheus' ``increase`` does —
+    what the new process saw, not what the old one saw before it died. (Subtracted as is, a
+    gateway replaced in the window showed negative counts and turns of "1.5 s".)
+
+    >>> before = {"h": {(): ([0.1, float("inf")], [5.0, 9.0], 3.0)}}
+    >>> after = {"h": {(): ([0.1, float("inf")], [2.0, 2.0], 0.1)}}
+    >>> histogram_delta(before, after, "h").count
+    2.0
+    """
     wanted = set((match or {}).items())
     delta = HistogramDelta()
     for labels, (bounds, counts, total) in after.get(name, {}).items():
         if not wanted <= set(labels):
             continue
         old = before.get(name, {}).get(labels)
+        if old is not None and (
+            old[2] > total or any(o > n for o, n in zip(old[1], counts, strict=True))
+        ):
+            old = None  # reset
         old_counts = old[1] if old else [0.0] * len(counts)
         old_total = old[2] if old else 0.0
         if not delta.bounds:
