@@ -134,26 +134,31 @@ def test_a_master_killed_mid_game_loses_no_acknowledged_move(
             # commit that came before the failover (a move in flight at the kill) is shown or
             # built on before a replica has it. (The first tries may fail on the way: the
             # gateways' clients learn the new map of the slots from a failed call.)
-            unreplicated = _refused_unreplicated()
+            unreplicated, applied = _refused_unreplicated(), _count("commit", "applied")
             answers = set()
             for _ in range(50):
                 answers.add(await play.move())
                 if _refused_unreplicated() > unreplicated:
                     break
             assert _refused_unreplicated() > unreplicated and "ack" not in answers, answers
+            # Nor did any commit pass its WAIT meanwhile (what reached the new master was
+            # refused as unreplicated, whether or not a check of an earlier one came first).
+            assert _count("commit", "applied") == applied
             await asyncio.to_thread(redis_cluster.restart, master)
             await play.to_the_end(second.url)
 
     loop_thread.run(scenario(), timeout=180)
 
 
+def _count(what: str, outcome: str) -> float:
+    """The gateways' store ``what`` (commit, confirm) calls so far with ``outcome``."""
+    labels = {"outcome": outcome}
+    return REGISTRY.get_sample_value(f"lexio_gateway_store_{what}_seconds_count", labels) or 0.0
+
+
 def _refused_unreplicated() -> float:
     """Commits, and checks of earlier commits, refused for want of a replica."""
-    labels = {"outcome": "unreplicated"}
-    return sum(
-        REGISTRY.get_sample_value(f"lexio_gateway_store_{what}_seconds_count", labels) or 0.0
-        for what in ("commit", "confirm")
-    )
+    return _count("commit", "unreplicated") + _count("confirm", "unreplicated")
 
 
 @ON_CLUSTER
