@@ -9,17 +9,48 @@ outside: 3 and 5 seat rewinds in two partition runs)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 
 import pytest
 import redis
 from gateway_play import started_game, to_play
 from lexio_testing import GatewayFactory, LoopThread, RedisServer, eventually
 
-from lexio_client import ServerError
+from lexio_client import GatewayClient, ServerError
 from lexio_gateway.redis_layout import RedisLayout
 
 pytestmark = pytest.mark.one_store
+
+ONLINE = b"state=online"
+
+
+def _waiting_gateways(
+    gateway_factory: GatewayFactory, redis_server: RedisServer, wait_timeout: float
+) -> list[str]:
+    """Two gateway replicas on ``redis_server`` that wait for one replica (WAIT 1)."""
+    settings = {
+        "redis_url": redis_server.url,
+        "redis_wait_replicas": 1,
+        "redis_wait_timeout": wait_timeout,
+    }
+    return [gateway_factory(**settings).url for _ in range(2)]
+
+
+async def _replica_online(redis_server: RedisServer, what: str) -> None:
+    await eventually(lambda: ONLINE in redis_server.command("INFO"), what)
+
+
+@contextlib.asynccontextmanager
+async def _mover_and_other(
+    urls: list[str], redis_server: RedisServer
+) -> AsyncIterator[tuple[GatewayClient, GatewayClient]]:
+    """A started game, one seat on each replica: the seat to play, and the other."""
+    await _replica_online(redis_server, "replica online")
+    async with started_game(urls, ["Ana", "Bruno"]) as (ana, bruno):
+        mover = to_play([ana, bruno])
+        yield mover, bruno if mover is ana else ana
 
 
 def test_a_move_no_replica_confirmed_is_shown_to_no_other_seat_until_it_is(
@@ -28,14 +59,10 @@ def test_a_move_no_replica_confirmed_is_shown_to_no_other_seat_until_it_is(
     redis_server: RedisServer,
     redis_replica: RedisServer,
 ) -> None:
-    settings = {"redis_url": redis_server.url, "redis_wait_replicas": 1, "redis_wait_timeout": 2.0}
-    first, second = gateway_factory(**settings), gateway_factory(**settings)
-    online = b"state=online"
+    urls = _waiting_gateways(gateway_factory, redis_server, wait_timeout=2.0)
 
     async def scenario() -> None:
-        await eventually(lambda: online in redis_server.command("INFO"), "replica online")
-        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
-            mover, other = to_play([ana, bruno]), bruno if to_play([ana, bruno]) is ana else ana
+        async with _mover_and_other(urls, redis_server) as (mover, other):
             seq, since = mover.seq, len(other.frames)
             redis_replica.stop(kill=True)
             with pytest.raises(ServerError) as refused:
@@ -56,7 +83,7 @@ def test_a_move_no_replica_confirmed_is_shown_to_no_other_seat_until_it_is(
             # The replica back: the next action finds the move in the store, confirmed, and
             # every seat is told of it, once.
             redis_replica.start()
-            await eventually(lambda: online in redis_server.command("INFO"), "replica back")
+            await _replica_online(redis_server, "replica back")
             with pytest.raises(ServerError):
                 await mover.pass_turn()  # no longer its turn: the pass was applied
             for client in (mover, other):
@@ -82,14 +109,10 @@ def test_a_move_confirmed_late_reaches_every_seat_though_nobody_acts_again(
     the mover's gateway (its bus reconnecting after a failover) showed it to its own seats
     only: each seat then saw the other's turn for good (test_gateway_cluster's master kill,
     2 of 4 fresh-clone runs)."""
-    settings = {"redis_url": redis_server.url, "redis_wait_replicas": 1, "redis_wait_timeout": 1.0}
-    first, second = gateway_factory(**settings), gateway_factory(**settings)
-    online = b"state=online"
+    urls = _waiting_gateways(gateway_factory, redis_server, wait_timeout=1.0)
 
     async def scenario() -> None:
-        await eventually(lambda: online in redis_server.command("INFO"), "replica online")
-        async with started_game([first.url, second.url], ["Ana", "Bruno"]) as (ana, bruno):
-            mover, other = to_play([ana, bruno]), bruno if to_play([ana, bruno]) is ana else ana
+        async with _mover_and_other(urls, redis_server) as (mover, other):
             seq = mover.seq
             redis_replica.stop(kill=True)
             with pytest.raises(ServerError) as refused:
@@ -97,11 +120,11 @@ def test_a_move_confirmed_late_reaches_every_seat_though_nobody_acts_again(
             assert refused.value.code == "unavailable"
             assert other.seq == seq
             redis_replica.start()
-            await eventually(lambda: online in redis_server.command("INFO"), "replica back")
+            await _replica_online(redis_server, "replica back")
             for client in (mover, other):
                 await client.wait_view(seq + 1)
             assert mover.log == other.log and len(mover.log) == seq + 1
             assert mover.log[-1]["kind"] == "pass" and mover.log[-1]["seat"] == mover.table["you"]
-            assert to_play([ana, bruno]) is other
+            assert to_play([mover, other]) is other
 
     loop_thread.run(scenario(), timeout=90)
