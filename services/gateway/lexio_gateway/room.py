@@ -264,6 +264,15 @@ class TableRoom:
         if not self.catching_up:
             self._catching_up = asyncio.get_running_loop().create_task(self._catch_up_later())
 
+    async def _read_and_catch_up(self) -> bool:
+        """(Under the lock.) Read the table again, catch up every seat here that lacks its
+        events, and re-arm the clock; whether every seat is caught up."""
+        await self.refresh()
+        self._mark_behind()
+        caught_up = await self.catch_up_behind()
+        self.schedule_clock()
+        return caught_up
+
     def _mark_behind(self) -> None:
         """Every seat here that lacks events of the record held is caught up next."""
         if self.record.status is TableStatus.OPEN:
@@ -291,11 +300,9 @@ class TableRoom:
                 if not self._unsettled and not any(c.behind for c in self.connections.values()):
                     return
                 try:
-                    await self.refresh()
+                    caught_up = await self._read_and_catch_up()
                     self._unsettled = False
-                    self._mark_behind()
-                    if await self.catch_up_behind():
-                        self.schedule_clock()
+                    if caught_up:
                         return
                 except StoreUnavailableError:
                     continue
@@ -391,10 +398,7 @@ class TableRoom:
                 return
             self._known.append(commit)  # confirmed by the replica that says so
             rematch = self.record.rematch_code
-            await self.refresh()
-            self._mark_behind()
-            await self.catch_up_behind()
-            self.schedule_clock()
+            await self._read_and_catch_up()
             changed = self.record.rematch_code != rematch
         if changed:
             await self.broadcast_table()
@@ -552,12 +556,8 @@ class TableRoom:
         open table's seats from the lobby (a missed `seats` notice is not in the store)."""
         await self.refresh_seats()
         async with self.lock:
-            await self.refresh()
-            if self.record.status is not TableStatus.OPEN:
-                self._mark_behind()
-                await self.catch_up_behind()
+            await self._read_and_catch_up()
             await self.broadcast_table()
-            self.schedule_clock()
 
     async def start(self, conn: Connection, action_id: str) -> None:
         assert conn.seat is not None
