@@ -30,8 +30,9 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+import yaml
 from benchlib import free_port, wait_serving
 
 from lexio_common.procs import RedisServer
@@ -41,11 +42,28 @@ from lexio_lobby.server import DEFAULT_GAMES
 GAME_TURN_SECONDS = 120
 
 
-TERMINATION_GRACE_SECONDS = 120.0
-"""How long a service has to exit after SIGTERM before it is killed: deploy/base/gateway.yaml's
-terminationGracePeriodSeconds (the gateway's own LEXIO_SHUTDOWN_GRACE, 90 s, fits in it).
-Before 2026-12-06 (third session) this was 40 s: every rollout run killed the stopping gateway
-40 s into its drain, and the seats not sent away yet lost their connection all at once."""
+def _gateway_pod() -> dict[str, Any]:
+    """The pod spec of deploy/base/gateway.yaml's Deployment: what a rolling update gives it."""
+    path = Path(__file__).resolve().parents[1] / "deploy" / "base" / "gateway.yaml"
+    for doc in yaml.safe_load_all(path.read_text()):
+        if doc and doc.get("kind") == "Deployment":
+            return dict(doc["spec"]["template"]["spec"])
+    raise RuntimeError(f"no Deployment in {path}")
+
+
+_GATEWAY_POD = _gateway_pod()
+TERMINATION_GRACE_SECONDS = float(_GATEWAY_POD["terminationGracePeriodSeconds"])
+"""How long a service has to exit after SIGTERM before it is killed: the gateway's
+terminationGracePeriodSeconds in deploy/base (120 s). Before 2026-12-06 (third session) the
+bench used 40 s: every rollout run killed the stopping gateway 40 s into its drain, and the
+seats not sent away yet lost their connection all at once."""
+GATEWAY_SHUTDOWN_GRACE = next(
+    e["value"]
+    for c in _GATEWAY_POD["containers"]
+    for e in c.get("env", [])
+    if e["name"] == "LEXIO_SHUTDOWN_GRACE"
+)
+"""deploy/base's LEXIO_SHUTDOWN_GRACE for the gateway (90 s): the time it has to drain."""
 
 
 def redis_supported() -> dict[str, bool]:
@@ -329,9 +347,9 @@ class Stack:
             # person's limit of 20 frames a second per socket: lifted as well.
             LEXIO_GATEWAY_FRAMES_PER_SECOND=str(self.frames_per_second),
             LEXIO_GATEWAY_FRAME_BURST=str(self.frames_per_second),
-            # As deploy/base/gateway.yaml: a rolling update's SIGTERM has 90 s to send its
-            # players away (the --fault TARGET@AT~ of load_faults.py).
-            LEXIO_SHUTDOWN_GRACE="90",
+            # As deploy/base/gateway.yaml: the time a rolling update's SIGTERM gives it to
+            # send its players away (the --fault TARGET@AT~ of load_faults.py).
+            LEXIO_SHUTDOWN_GRACE=GATEWAY_SHUTDOWN_GRACE,
             **redis_env,
         )  # fmt: skip
 
